@@ -1,0 +1,67 @@
+"""The errors brzozowski raises: every one is a `ValueError` subclass whose message names what was
+wrong and where (an offset in a pattern, a JSON pointer in a schema, a token id, a shape).
+
+Bad input never produces a bare traceback from deep inside, a hang or a silently wrong answer:
+it produces one of these.
+
+>>> from brzozowski import regex_to_dfa, BrzozowskiError
+>>> try:
+...     regex_to_dfa("a{3,2}")
+... except BrzozowskiError as e:
+...     print(type(e).__name__)
+RegexSyntaxError
+"""
+
+from __future__ import annotations
+
+
+class BrzozowskiError(ValueError):
+    """Base class of every error this library raises on bad input."""
+
+
+class RegexSyntaxError(BrzozowskiError):
+    """A pattern that is malformed or uses syntax outside the supported subset of Python's `re`.
+
+    `pattern` is the pattern text, `offset` the index of the offending construct; the message
+    shows the pattern with a caret under that offset.
+    """
+
+    def __init__(self, message: str, pattern: str, offset: int) -> None:
+        self.message = message
+        self.pattern = pattern
+        self.offset = offset
+        super().__init__(f"{message} at offset {offset}\n  {pattern}\n  {' ' * offset}^")
+
+
+class StateBudgetError(BrzozowskiError):
+    """Building the automaton would need more states than the budget allows (a state explosion)."""
+
+
+class SchemaError(BrzozowskiError):
+    """A JSON schema that is malformed or uses a keyword outside the supported subset.
+
+    `pointer` is the JSON pointer (RFC 6901) of the offending place, `keyword` the keyword, if any.
+    """
+
+    def __init__(self, message: str, pointer: str, keyword: str | None = None) -> None:
+        self.message = message
+        self.pointer = pointer
+        self.keyword = keyword
+        where = pointer if pointer else "(root)"
+        super().__init__(f"{message} at {where}")
+
+
+class VocabularyError(BrzozowskiError):
+    """A vocabulary or tokenizer that cannot be turned into token bytes."""
+
+
+class TokenError(BrzozowskiError):
+    """A token id that is out of range, or not allowed where it was given (outside the mask, after EOS)."""
+
+
+class MaskError(BrzozowskiError):
+    """Logits or a mask of the wrong shape or dtype, or a mask that allows nothing."""
+
+
+class GoldenMismatchError(BrzozowskiError):
+    """Our masks, completeness or tables differ from the golden file."""
