@@ -1,0 +1,38 @@
+"""brzozowski: constrained decoding for language models, built on Brzozowski derivatives.
+
+A regex (Python `re` syntax for bytes, full match) or a JSON schema becomes a DFA whose states are
+derivatives of the pattern; per state, a mask of the tokenizer's vocabulary says which tokens keep
+the text inside the language. See README.md for the code map.
+"""
+
+from .dfa import DEAD, DFA, regex_to_dfa
+from .errors import (
+    BrzozowskiError,
+    GoldenMismatchError,
+    MaskError,
+    RegexSyntaxError,
+    SchemaError,
+    StateBudgetError,
+    TokenError,
+    VocabularyError,
+)
+from .lazy import DEFAULT_MAX_STATES, LazyDFA
+from .syntax import MAX_REPEAT_COUNT, parse
+
+__all__ = [
+    "DEAD",
+    "DEFAULT_MAX_STATES",
+    "DFA",
+    "MAX_REPEAT_COUNT",
+    "BrzozowskiError",
+    "GoldenMismatchError",
+    "LazyDFA",
+    "MaskError",
+    "RegexSyntaxError",
+    "SchemaError",
+    "StateBudgetError",
+    "TokenError",
+    "VocabularyError",
+    "parse",
+    "regex_to_dfa",
+]

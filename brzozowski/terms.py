@@ -1,0 +1,310 @@
+"""Regular-expression terms: immutable, interned (hash-consed), always in normal form.
+
+A `Term` denotes a set of byte strings. Terms are built only through the smart constructors below
+(`byte_set`, `literal`, `concat`, `alt`, `star`, `repeat`), each of which returns a *normal form*
+in the sense of Owens, Reppy and Turon (2009):
+
+- alternation is flattened, its operands de-duplicated and sorted (by term id), all byte-set operands
+  merged into one, ∅ dropped, and ε dropped when another operand is already nullable;
+- concatenation is right-nested, drops ε and collapses to ∅ when either side is ∅;
+- ``(r*)* = r*``, ``ε* = ∅* = ε``, ``(ε|r)* = r*``;
+- a bounded repeat ``r{m,n}`` stays one node; ``r{0,0} = ε``, ``r{1,1} = r``, ``r{0,1} = r|ε``,
+  ``r{0,} = r*``, and a nullable ``r`` makes ``r{m,n} = r{0,n}``.
+
+Invariants:
+
+- **Interning.** Two calls that build the same normal form return the same object, so identity is
+  equality and a term can key a dict in O(1). Every term has a unique `id` (creation order).
+- **No empty language in disguise.** The only term whose language is empty is `EMPTY`: every
+  constructor collapses ∅ operands. (There is no intersection or complement.) So a derivative is ∅
+  exactly when it *is* `EMPTY`, which is what makes every lazily built DFA state live.
+- `nullable` (does the language contain the empty string?) is computed once, at construction.
+
+Byte sets are 256-bit Python ints: bit ``b`` set means byte ``b`` is in the set.
+
+>>> r = concat(literal(b"ab"), star(byte_set(1 << ord("c"))))
+>>> r
+Term(ab(c)*)
+>>> alt(r, r) is r, r.nullable, star(star(r)) is star(r)
+(True, False, True)
+
+The intern table is process-wide and never shrinks: it holds every term ever built (a compiled
+pattern keeps a few thousand at most). `intern_table_size()` reports it.
+
+Reference: S. Owens, J. Reppy, A. Turon, "Regular-expression derivatives re-examined",
+J. Functional Programming 19(2), 2009, §4.1 (similarity rules).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+__all__ = [
+    "ALL_BYTES",
+    "EMPTY",
+    "EPSILON",
+    "Term",
+    "alt",
+    "byte",
+    "byte_set",
+    "concat",
+    "intern_table_size",
+    "literal",
+    "repeat",
+    "star",
+]
+
+# Kinds of term. Small ints so that interning keys are cheap tuples.
+K_EMPTY, K_EPSILON, K_BYTES, K_CONCAT, K_ALT, K_STAR, K_REPEAT = range(7)
+
+ALL_BYTES = (1 << 256) - 1
+"""The byte set of all 256 bytes."""
+
+
+class Term:
+    """One interned regex term. Do not call the constructor: use the smart constructors.
+
+    Fields by kind: `bits` (byte set); `children` (concat: ``(head, tail)``; alt: the operands;
+    star and repeat: ``(body,)``); `lo`, `hi` (repeat bounds, ``hi=None`` for unbounded).
+    """
+
+    __slots__ = ("kind", "id", "nullable", "bits", "children", "lo", "hi", "derivatives", "classes")
+
+    kind: int
+    id: int
+    nullable: bool
+    bits: int
+    children: tuple[Term, ...]
+    lo: int
+    hi: int | None
+    derivatives: dict[int, Term]
+    classes: tuple[int, ...] | None
+
+    def __repr__(self) -> str:
+        return f"Term({self})"
+
+    def __str__(self) -> str:
+        return _show(self)
+
+    def __reduce__(self) -> object:  # terms are interned: copying one must not make a twin
+        raise TypeError("terms are interned and cannot be pickled or copied")
+
+    def __copy__(self) -> Term:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Term:
+        return self
+
+
+_TABLE: dict[tuple, Term] = {}
+
+
+def intern_table_size() -> int:
+    """How many distinct terms this process has built."""
+    return len(_TABLE)
+
+
+def _make(key: tuple, kind: int, nullable: bool, bits: int = 0, children: tuple = (),
+          lo: int = 0, hi: int | None = None) -> Term:
+    term = _TABLE.get(key)
+    if term is None:
+        term = Term.__new__(Term)
+        term.kind = kind
+        term.id = len(_TABLE)
+        term.nullable = nullable
+        term.bits = bits
+        term.children = children
+        term.lo = lo
+        term.hi = hi
+        term.derivatives = {}
+        term.classes = None
+        _TABLE[key] = term
+    return term
+
+
+EMPTY = _make((K_EMPTY,), K_EMPTY, False)
+"""∅, the empty language: matches nothing. The only term with an empty language."""
+
+EPSILON = _make((K_EPSILON,), K_EPSILON, True)
+"""ε, the language holding only the empty string."""
+
+
+def byte_set(bits: int) -> Term:
+    """The language of the one-byte strings whose byte is in `bits` (a 256-bit set); ∅ if empty."""
+    if not 0 <= bits <= ALL_BYTES:
+        raise ValueError(f"byte set out of range: {bits:#x}")
+    if bits == 0:
+        return EMPTY
+    return _make((K_BYTES, bits), K_BYTES, False, bits=bits)
+
+
+def byte(b: int) -> Term:
+    """The language holding the one-byte string ``bytes([b])``."""
+    return byte_set(1 << b)
+
+
+def literal(data: bytes) -> Term:
+    """The language holding exactly the string `data`."""
+    return concat(*(byte(b) for b in data))
+
+
+def concat(*terms: Term) -> Term:
+    """Concatenation ``r1 r2 … rn``, right-nested; ε is the empty concatenation."""
+    result = EPSILON
+    for term in reversed(terms):
+        result = _concat2(term, result)
+    return result
+
+
+def _concat2(head: Term, tail: Term) -> Term:
+    if head is EMPTY or tail is EMPTY:
+        return EMPTY
+    if head is EPSILON:
+        return tail
+    if tail is EPSILON:
+        return head
+    if head.kind == K_CONCAT:  # (a b) c = a (b c): keep concatenations right-nested
+        return _concat2(head.children[0], _concat2(head.children[1], tail))
+    return _make((K_CONCAT, head.id, tail.id), K_CONCAT, head.nullable and tail.nullable,
+                 children=(head, tail))
+
+
+def alt(*terms: Term) -> Term:
+    """Alternation ``r1 | r2 | … | rn``; ∅ is the empty alternation."""
+    operands: dict[int, Term] = {}
+    bits = 0
+    for term in _flatten(terms):
+        if term.kind == K_BYTES:
+            bits |= term.bits
+        elif term is not EMPTY:
+            operands[term.id] = term
+    if bits:
+        merged = byte_set(bits)
+        operands[merged.id] = merged
+    if EPSILON.id in operands and len(operands) > 1 and any(
+        t.nullable for t in operands.values() if t is not EPSILON
+    ):
+        del operands[EPSILON.id]  # ε | r = r when r is nullable
+    if not operands:
+        return EMPTY
+    if len(operands) == 1:
+        return next(iter(operands.values()))
+    ordered = tuple(operands[i] for i in sorted(operands))
+    return _make((K_ALT, *sorted(operands)), K_ALT, any(t.nullable for t in ordered),
+                 children=ordered)
+
+
+def _flatten(terms: Iterable[Term]) -> Iterable[Term]:
+    for term in terms:
+        if term.kind == K_ALT:
+            yield from term.children
+        else:
+            yield term
+
+
+def star(term: Term) -> Term:
+    """Kleene star ``r*``: zero or more repetitions."""
+    if term is EMPTY or term is EPSILON:
+        return EPSILON
+    if term.kind == K_STAR:
+        return term
+    if term.kind == K_ALT and EPSILON in term.children:  # (ε | r)* = r*
+        return star(alt(*(t for t in term.children if t is not EPSILON)))
+    return _make((K_STAR, term.id), K_STAR, True, children=(term,))
+
+
+def repeat(term: Term, lo: int, hi: int | None) -> Term:
+    """Bounded repetition ``r{lo,hi}`` (``hi=None``: no upper bound), kept as one node."""
+    if lo < 0 or (hi is not None and hi < lo):
+        raise ValueError(f"bad repeat bounds {{{lo},{hi}}}")
+    if hi == 0 or term is EPSILON:
+        return EPSILON
+    if term is EMPTY:
+        return EPSILON if lo == 0 else EMPTY
+    if term.nullable:  # r^m ⊆ r^n for nullable r, so the lower bound says nothing
+        lo = 0
+    if hi is None:
+        if lo == 0:
+            return star(term)
+    elif hi == 1:
+        return term if lo == 1 else alt(term, EPSILON)
+    return _make((K_REPEAT, term.id, lo, hi), K_REPEAT, lo == 0, children=(term,), lo=lo, hi=hi)
+
+
+# ----------------------------------------------------------------------------------------------
+# Printing: a compact dump in regex-like syntax, for humans and notebooks (not re-parsed).
+
+def _show(term: Term) -> str:
+    kind = term.kind
+    if kind == K_EMPTY:
+        return "∅"
+    if kind == K_EPSILON:
+        return "ε"
+    if kind == K_BYTES:
+        return show_byte_set(term.bits)
+    if kind == K_CONCAT:
+        return "".join(_show_operand(t, K_CONCAT) for t in _concat_parts(term))
+    if kind == K_ALT:
+        return "|".join(_show_operand(t, K_ALT) for t in term.children)
+    body = _show_operand(term.children[0], K_STAR)
+    if kind == K_STAR:
+        return body + "*"
+    hi = "" if term.hi is None else str(term.hi)
+    return f"{body}{{{term.lo},{hi}}}" if term.lo != term.hi else f"{body}{{{term.lo}}}"
+
+
+def _concat_parts(term: Term) -> list[Term]:
+    parts = []
+    while term.kind == K_CONCAT:
+        parts.append(term.children[0])
+        term = term.children[1]
+    parts.append(term)
+    return parts
+
+
+def _show_operand(term: Term, context: int) -> str:
+    text = _show(term)
+    needs_parens = (
+        (term.kind == K_ALT and context in (K_CONCAT, K_STAR))
+        or (term.kind == K_CONCAT and context == K_STAR)
+    )
+    return f"({text})" if needs_parens else text
+
+
+def show_byte(b: int) -> str:
+    """A byte as it would appear in a pattern: printable ASCII as itself, else ``\\xHH``."""
+    c = chr(b)
+    if c in "\\[]()|*+?{}.^$-":
+        return "\\" + c
+    return c if 0x21 <= b <= 0x7E else f"\\x{b:02x}"
+
+
+def byte_ranges(bits: int) -> list[tuple[int, int]]:
+    """The maximal runs ``(lo, hi)`` (inclusive) of a byte set, ascending."""
+    ranges = []
+    b = 0
+    while bits >> b:
+        if (bits >> b) & 1:
+            start = b
+            while (bits >> (b + 1)) & 1:
+                b += 1
+            ranges.append((start, b))
+        b += 1
+    return ranges
+
+
+def show_byte_set(bits: int) -> str:
+    """A byte set as a single byte, ``.`` (all bytes), or a bracketed class of ranges."""
+    if bits == ALL_BYTES:
+        return "[\\x00-\\xff]"
+    if bits & (bits - 1) == 0:
+        return show_byte(bits.bit_length() - 1)
+    parts = []
+    for lo, hi in byte_ranges(bits):
+        if lo == hi:
+            parts.append(show_byte(lo))
+        elif hi == lo + 1:
+            parts.append(show_byte(lo) + show_byte(hi))
+        else:
+            parts.append(f"{show_byte(lo)}-{show_byte(hi)}")
+    return "[" + "".join(parts) + "]"
