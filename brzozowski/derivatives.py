@@ -62,21 +62,21 @@ _TRIVIAL_PARTITION: tuple[int, ...] = (ALL_BYTES,)
 
 def derivative(term: Term, b: int) -> Term:
     """The derivative of `term` by the byte `b` (memoized on the term)."""
+    if not (term.first >> b) & 1:  # no string of the language starts with b
+        return EMPTY
     cached = term.derivatives.get(b)
     if cached is not None:
         return cached
     kind = term.kind
-    if kind == K_EMPTY or kind == K_EPSILON:
-        result = EMPTY
-    elif kind == K_BYTES:
-        result = EPSILON if (term.bits >> b) & 1 else EMPTY
+    if kind == K_BYTES:  # b is in the set: `first` said so
+        result = EPSILON
     elif kind == K_CONCAT:
         head, tail = term.children
         result = concat(derivative(head, b), tail)
         if head.nullable:
             result = alt(result, derivative(tail, b))
     elif kind == K_ALT:
-        result = alt(*(derivative(t, b) for t in term.children))
+        result = alt(*[derivative(t, b) for t in term.children])
     elif kind == K_STAR:
         result = concat(derivative(term.children[0], b), term)
     else:  # K_REPEAT

@@ -191,9 +191,7 @@ def _show_ranges(ranges: list[tuple[int, int]]) -> str:
 
 def regex_to_dfa(pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES) -> DFA:
     """The canonical DFA of `pattern` (Python `re` bytes syntax, full match)."""
-    lazy = pattern if isinstance(pattern, LazyDFA) else LazyDFA(pattern, max_states=max_states)
-    accept, trans = explore(lazy)
-    trans = remove_dead_states(accept, trans)
+    accept, trans = explore(LazyDFA(pattern, max_states=max_states))
     return canonical(accept, trans)
 
 
@@ -201,77 +199,109 @@ def explore(lazy: LazyDFA) -> tuple[np.ndarray, np.ndarray]:
     """Visit every state reachable from the start; return (accept, trans) in discovery order."""
     rows = []
     state = 0
-    while state < lazy.n_states:  # discovery order is breadth-first: rows add states at the end
+    while state < lazy.n_states:  # row() may discover states: they are numbered at the end
         rows.append(lazy.row(state))
         state += 1
     accept = np.fromiter((lazy.is_accepting(s) for s in range(lazy.n_states)), bool, lazy.n_states)
     return accept, np.stack(rows)
 
 
-def remove_dead_states(accept: np.ndarray, trans: np.ndarray) -> np.ndarray:
-    """Send every transition into a state that cannot reach acceptance to DEAD."""
-    live = accept.copy()
-    columns, _ = _byte_classes(trans)
-    padded = np.append(live, False)  # index -1 (DEAD) reads the pad: never live
-    while True:
-        reaches_live = padded[columns].any(axis=1) | live
-        if np.array_equal(reaches_live, live):
-            break
-        live = reaches_live
-        padded = np.append(live, False)
-    if live.all():
-        return trans
-    if not live[0]:
-        raise BrzozowskiError("the language is empty: no state accepts")
-    trans = trans.copy()
-    trans[(trans >= 0) & ~np.append(live, False)[trans]] = DEAD
-    return trans
-
-
 def canonical(accept: np.ndarray, trans: np.ndarray) -> DFA:
-    """Minimize (Moore) and renumber breadth first with bytes ascending (seed §2.2)."""
+    """The canonical DFA of any complete table whose start is state 0 (seed §2.2).
+
+    Dead states are removed, the rest minimized (Moore) and renumbered breadth first with bytes
+    ascending. Works on the table's byte classes (its distinct columns), expanded back at the end.
+    """
     columns, class_of_byte = _byte_classes(trans)
+    columns = remove_dead_states(accept, columns)
     block = minimize(accept, columns)
     # One representative state per block, and the block-level table over byte classes.
-    n_blocks = int(block.max()) + 1
     representative = np.unique(block, return_index=True)[1]  # the first state of each block
-    block_of = np.append(block, DEAD)  # DEAD (-1) reads the pad
-    block_columns = block_of[columns[representative]]
-    # Breadth first from the start block; classes in the order of their lowest byte.
-    class_order = np.unique(class_of_byte, return_index=True)[1]
-    order_of_classes = np.argsort(class_order, kind="stable")
-    number = np.full(n_blocks, DEAD, dtype=np.intp)
+    block_columns = np.append(block, DEAD)[columns[representative]]  # DEAD (-1) reads the pad
+    # Breadth first from the start block, visiting classes in the order of their lowest byte.
+    lowest_byte_order = np.argsort(np.unique(class_of_byte, return_index=True)[1], kind="stable")
+    table = block_columns[:, lowest_byte_order].tolist()
+    number = [DEAD] * len(representative)
     number[block[0]] = 0
     queue = deque([int(block[0])])
     next_number = 1
-    table = block_columns[:, order_of_classes].tolist()
     while queue:
         for target in table[queue.popleft()]:
             if target != DEAD and number[target] == DEAD:
                 number[target] = next_number
                 next_number += 1
                 queue.append(target)
-    by_number = np.argsort(number)  # every block is reachable, so numbers are 0..n_blocks-1
-    renumber = np.append(number, DEAD)
+    if next_number != len(number):  # cannot happen: every state was reached from the start
+        raise AssertionError("a block unreachable from the start survived minimization")
+    by_number = np.argsort(number)
+    renumber = np.array(number + [DEAD], dtype=np.int32)
     new_columns = renumber[block_columns[by_number]]
-    return DFA(accept[representative[by_number]], new_columns[:, class_of_byte].astype(np.int32))
+    return DFA(accept[representative[by_number]], new_columns[:, class_of_byte])
+
+
+def remove_dead_states(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """Send every transition into a state that cannot reach acceptance to DEAD."""
+    live = accept.copy()
+    while True:  # backward reachability, one layer per round
+        reaches_live = live | np.append(live, False)[columns].any(axis=1)  # DEAD reads the pad
+        if np.array_equal(reaches_live, live):
+            break
+        live = reaches_live
+    if live.all():
+        return columns
+    if not live[0]:
+        raise BrzozowskiError("the language is empty: no state accepts")
+    return np.where(np.append(live, False)[columns], columns, DEAD)
 
 
 def minimize(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """Moore's partition refinement: the block of every state (equivalent states share one)."""
-    _, block = np.unique(accept, return_inverse=True)
-    n_blocks = int(block.max()) + 1
+    block, n_blocks = _label_rows(accept.reshape(-1, 1).astype(np.intp))
     while True:
         signature = np.column_stack([block, np.append(block, DEAD)[columns]])
-        _, refined = np.unique(signature, axis=0, return_inverse=True)
-        refined = refined.reshape(-1)
-        n_refined = int(refined.max()) + 1
+        refined, n_refined = _label_rows(signature)
         if n_refined == n_blocks:
             return block
         block, n_blocks = refined, n_refined
 
 
+def _label_rows(matrix: np.ndarray) -> tuple[np.ndarray, int]:
+    """Number the distinct rows of `matrix` (equal rows, equal labels); return (labels, count)."""
+    order = np.lexsort(matrix.T[::-1])
+    ordered = matrix[order]
+    changes = np.any(ordered[1:] != ordered[:-1], axis=1)
+    sorted_labels = np.concatenate(([0], np.cumsum(changes)))
+    labels = np.empty(len(matrix), dtype=np.intp)
+    labels[order] = sorted_labels
+    return labels, int(sorted_labels[-1]) + 1
+
+
+_COLUMN_WEIGHTS = np.random.default_rng(20091).integers(1, 2**62, size=1 << 16, dtype=np.int64)
+
+
 def _byte_classes(trans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Compress the table's columns: (distinct columns [S, K], the class of every byte [256])."""
-    distinct, class_of_byte = np.unique(trans, axis=1, return_inverse=True)
-    return distinct, class_of_byte.reshape(-1)
+    """Compress the table's columns: (distinct columns [S, K], the class of every byte [256]).
+
+    Columns are grouped by a random linear hash; the grouping is then verified exactly, and on a
+    hash collision (never seen) the columns are grouped by their bytes instead: a collision costs
+    time, never correctness.
+    """
+    n_states = trans.shape[0]
+    if n_states <= len(_COLUMN_WEIGHTS):
+        keys: list = (_COLUMN_WEIGHTS[:n_states] @ trans.astype(np.int64)).tolist()
+        class_of_byte, representatives = _group(keys)
+        if np.array_equal(trans[:, representatives][:, class_of_byte], trans):
+            return trans[:, representatives], class_of_byte
+    keys = [trans[:, b].tobytes() for b in range(256)]
+    class_of_byte, representatives = _group(keys)
+    return trans[:, representatives], class_of_byte
+
+
+def _group(keys: list) -> tuple[np.ndarray, list[int]]:
+    """Classes of equal keys: (the class of every index, the first index of every class)."""
+    first_index: dict = {}
+    class_of = [first_index.setdefault(key, len(first_index)) for key in keys]
+    representatives = [0] * len(first_index)
+    for index in range(len(keys) - 1, -1, -1):
+        representatives[class_of[index]] = index
+    return np.array(class_of, dtype=np.intp), representatives

@@ -188,6 +188,9 @@ class LazyDFA:
         self._terms.append(term)
         self._numbers[term] = number
         self._maps.append(class_map)
-        self._targets.append([_UNKNOWN] * len(class_map.representatives))
+        # A class that no string of the language starts with leads nowhere: DEAD, no derivative.
+        self._targets.append(
+            [_UNKNOWN if (term.first >> r) & 1 else DEAD for r in class_map.representatives]
+        )
         self._rows.append(None)
         return number

@@ -37,8 +37,6 @@ J. Functional Programming 19(2), 2009, §4.1 (similarity rules).
 
 from __future__ import annotations
 
-from typing import Iterable
-
 __all__ = [
     "ALL_BYTES",
     "EMPTY",
@@ -64,15 +62,21 @@ ALL_BYTES = (1 << 256) - 1
 class Term:
     """One interned regex term. Do not call the constructor: use the smart constructors.
 
+    `first` is the set of bytes some string of the language starts with (exact, because no term
+    but ∅ has an empty language): the derivative by any other byte is ∅.
+
     Fields by kind: `bits` (byte set); `children` (concat: ``(head, tail)``; alt: the operands;
     star and repeat: ``(body,)``); `lo`, `hi` (repeat bounds, ``hi=None`` for unbounded).
     """
 
-    __slots__ = ("kind", "id", "nullable", "bits", "children", "lo", "hi", "derivatives", "classes")
+    __slots__ = (
+        "kind", "id", "nullable", "first", "bits", "children", "lo", "hi", "derivatives", "classes"
+    )
 
     kind: int
     id: int
     nullable: bool
+    first: int
     bits: int
     children: tuple[Term, ...]
     lo: int
@@ -104,7 +108,7 @@ def intern_table_size() -> int:
     return len(_TABLE)
 
 
-def _make(key: tuple, kind: int, nullable: bool, bits: int = 0, children: tuple = (),
+def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
           lo: int = 0, hi: int | None = None) -> Term:
     term = _TABLE.get(key)
     if term is None:
@@ -112,6 +116,7 @@ def _make(key: tuple, kind: int, nullable: bool, bits: int = 0, children: tuple 
         term.kind = kind
         term.id = len(_TABLE)
         term.nullable = nullable
+        term.first = first
         term.bits = bits
         term.children = children
         term.lo = lo
@@ -122,10 +127,10 @@ def _make(key: tuple, kind: int, nullable: bool, bits: int = 0, children: tuple 
     return term
 
 
-EMPTY = _make((K_EMPTY,), K_EMPTY, False)
+EMPTY = _make((K_EMPTY,), K_EMPTY, False, 0)
 """∅, the empty language: matches nothing. The only term with an empty language."""
 
-EPSILON = _make((K_EPSILON,), K_EPSILON, True)
+EPSILON = _make((K_EPSILON,), K_EPSILON, True, 0)
 """ε, the language holding only the empty string."""
 
 
@@ -135,7 +140,7 @@ def byte_set(bits: int) -> Term:
         raise ValueError(f"byte set out of range: {bits:#x}")
     if bits == 0:
         return EMPTY
-    return _make((K_BYTES, bits), K_BYTES, False, bits=bits)
+    return _make((K_BYTES, bits), K_BYTES, False, bits, bits=bits)
 
 
 def byte(b: int) -> Term:
@@ -165,7 +170,8 @@ def _concat2(head: Term, tail: Term) -> Term:
         return head
     if head.kind == K_CONCAT:  # (a b) c = a (b c): keep concatenations right-nested
         return _concat2(head.children[0], _concat2(head.children[1], tail))
-    return _make((K_CONCAT, head.id, tail.id), K_CONCAT, head.nullable and tail.nullable,
+    first = head.first | tail.first if head.nullable else head.first
+    return _make((K_CONCAT, head.id, tail.id), K_CONCAT, head.nullable and tail.nullable, first,
                  children=(head, tail))
 
 
@@ -173,33 +179,29 @@ def alt(*terms: Term) -> Term:
     """Alternation ``r1 | r2 | … | rn``; ∅ is the empty alternation."""
     operands: dict[int, Term] = {}
     bits = 0
-    for term in _flatten(terms):
-        if term.kind == K_BYTES:
-            bits |= term.bits
-        elif term is not EMPTY:
-            operands[term.id] = term
+    for term in terms:
+        for t in term.children if term.kind == K_ALT else (term,):  # flatten nested alternations
+            if t.kind == K_BYTES:
+                bits |= t.bits
+            elif t is not EMPTY:
+                operands[t.id] = t
     if bits:
         merged = byte_set(bits)
         operands[merged.id] = merged
-    if EPSILON.id in operands and len(operands) > 1 and any(
-        t.nullable for t in operands.values() if t is not EPSILON
-    ):
+    if len(operands) <= 1:
+        return next(iter(operands.values())) if operands else EMPTY
+    if EPSILON.id in operands and any(t.nullable for t in operands.values() if t is not EPSILON):
         del operands[EPSILON.id]  # ε | r = r when r is nullable
-    if not operands:
-        return EMPTY
-    if len(operands) == 1:
-        return next(iter(operands.values()))
-    ordered = tuple(operands[i] for i in sorted(operands))
-    return _make((K_ALT, *sorted(operands)), K_ALT, any(t.nullable for t in ordered),
-                 children=ordered)
-
-
-def _flatten(terms: Iterable[Term]) -> Iterable[Term]:
-    for term in terms:
-        if term.kind == K_ALT:
-            yield from term.children
-        else:
-            yield term
+        if len(operands) == 1:
+            return next(iter(operands.values()))
+    ids = sorted(operands)
+    ordered = tuple([operands[i] for i in ids])
+    first = 0
+    nullable = False
+    for t in ordered:
+        first |= t.first
+        nullable = nullable or t.nullable
+    return _make((K_ALT, *ids), K_ALT, nullable, first, children=ordered)
 
 
 def star(term: Term) -> Term:
@@ -210,7 +212,7 @@ def star(term: Term) -> Term:
         return term
     if term.kind == K_ALT and EPSILON in term.children:  # (ε | r)* = r*
         return star(alt(*(t for t in term.children if t is not EPSILON)))
-    return _make((K_STAR, term.id), K_STAR, True, children=(term,))
+    return _make((K_STAR, term.id), K_STAR, True, term.first, children=(term,))
 
 
 def repeat(term: Term, lo: int, hi: int | None) -> Term:
@@ -228,7 +230,8 @@ def repeat(term: Term, lo: int, hi: int | None) -> Term:
             return star(term)
     elif hi == 1:
         return term if lo == 1 else alt(term, EPSILON)
-    return _make((K_REPEAT, term.id, lo, hi), K_REPEAT, lo == 0, children=(term,), lo=lo, hi=hi)
+    return _make((K_REPEAT, term.id, lo, hi), K_REPEAT, lo == 0, term.first, children=(term,),
+                 lo=lo, hi=hi)
 
 
 # ----------------------------------------------------------------------------------------------
