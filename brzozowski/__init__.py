@@ -17,6 +17,7 @@ from .errors import (
     VocabularyError,
 )
 from .lazy import DEFAULT_MAX_STATES, LazyDFA
+from .schema import json_schema_to_regex
 from .syntax import MAX_REPEAT_COUNT, parse
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "StateBudgetError",
     "TokenError",
     "VocabularyError",
+    "json_schema_to_regex",
     "parse",
     "regex_to_dfa",
 ]
