@@ -17,8 +17,10 @@ from .errors import (
     VocabularyError,
 )
 from .lazy import DEFAULT_MAX_STATES, LazyDFA
+from .sampling import SamplingParams, SamplingParamsError, distribution, sample
 from .schema import json_schema_to_regex
 from .syntax import MAX_REPEAT_COUNT, parse
+from .vocab import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
 
 __all__ = [
     "DEAD",
@@ -30,11 +32,20 @@ __all__ = [
     "LazyDFA",
     "MaskError",
     "RegexSyntaxError",
+    "SamplingParams",
+    "SamplingParamsError",
     "SchemaError",
     "StateBudgetError",
     "TokenError",
     "VocabularyError",
+    "bytes_to_unicode",
+    "distribution",
     "json_schema_to_regex",
+    "load_tiktoken_vocab",
+    "load_vocab",
     "parse",
     "regex_to_dfa",
+    "sample",
+    "unicode_to_bytes",
+    "vocab_bytes",
 ]
