@@ -46,6 +46,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from numbers import Integral
 from typing import Any, Literal
 
 from .errors import VocabularyError
@@ -255,19 +256,11 @@ def _is_hf_tokenizers(obj: Any) -> bool:
 
 
 def _check_id(i: Any, token: Any) -> int:
-    if isinstance(i, bool) or not isinstance(i, int):
-        try:
-            import numpy as np
-
-            if isinstance(i, np.integer):
-                i = int(i)
-            else:
-                raise TypeError
-        except TypeError:
-            raise VocabularyError(f"token {token!r} has a non-integer id {i!r}") from None
+    if isinstance(i, bool) or not isinstance(i, Integral):  # numpy integers are Integral
+        raise VocabularyError(f"token {token!r} has a non-integer id {i!r}")
     if i < 0:
         raise VocabularyError(f"token {token!r} has a negative id {i}")
-    return i
+    return int(i)
 
 
 def _by_id(pairs: Iterable[tuple[Any, Any]], what: str) -> dict[int, Any]:

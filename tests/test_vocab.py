@@ -338,6 +338,39 @@ def test_sentencepiece_processor_duck_typed():
     assert vocab_bytes(FakeSentencePiece()) == [None, None, None, b"\n", b"\xe2", b" the", b" ", b"s"]
 
 
+def test_real_sentencepiece_model_with_byte_fallback():
+    """A SentencePiece BPE trained here with byte_fallback: the processor path, on the real thing."""
+    spm = pytest.importorskip("sentencepiece")
+    import io
+
+    text = "".join(open(p, encoding="utf-8").read() for p in _train_files(4))
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(text.splitlines()),
+        model_writer=model,
+        vocab_size=400,
+        model_type="bpe",
+        byte_fallback=True,
+        character_coverage=0.99,
+        normalization_rule_name="identity",
+        remove_extra_whitespaces=False,
+        unk_id=0,
+        bos_id=1,
+        eos_id=2,
+        pad_id=3,
+        minloglevel=2,
+    )
+    sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
+    vocab = vocab_bytes(sp)
+    assert vocab[:4] == [None, None, None, None]  # <unk> <s> </s> <pad>
+    assert vocab[4:260] == [bytes([b]) for b in range(256)]
+    for text in SAMPLE_TEXTS:
+        ids = sp.encode(text)
+        assert b"".join(vocab[i] for i in ids) == (" " + text).encode("utf-8")  # the dummy prefix
+    # the same pieces as plain strings give the same bytes
+    assert vocab_bytes([sp.id_to_piece(i) for i in range(sp.get_piece_size())]) == vocab
+
+
 # --- transformers tokenizers ------------------------------------------------------------------
 
 
