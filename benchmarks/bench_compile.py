@@ -1,0 +1,203 @@
+"""Regex -> minimal DFA: brzozowski.regex_to_dfa against interegular and greenery, in one run.
+
+Usage (in the benchmark environment, see README.md):
+
+    /work/benchenv/bin/python benchmarks/bench_compile.py [--repeats 5] [--budget 60] [--timeout 600]
+
+Protocol. Our library interns terms and memoizes derivatives for the life of the process (there is
+no cache-clearing hook), so a second compile of the same pattern in one process is not a compile
+from scratch. Every measurement therefore runs in a fresh interpreter (a worker subprocess), and
+the headline figure is the *cold* time: the first compile of the pattern in that process. Before
+the clock starts the worker has imported the engine and compiled the one-byte pattern ``q`` (so
+one-time process costs such as lazy imports and numpy's first calls, ~15 ms for us, are not
+charged to the first row; ``q`` shares no term with the rows beyond the byte set {q}). The same worker then repeats the compile (*warm*: our caches hot; the peers have no
+such caches, their repeats cost what the first did). Each engine gets the same protocol: up to
+``--repeats`` workers per pattern, the median of their cold times; fewer workers when an engine has
+spent ``--budget`` seconds on a pattern already; a worker that runs past ``--timeout`` is killed and
+the row says so (the ratio is then a lower bound).
+
+What is timed, per engine:
+- brzozowski: ``regex_to_dfa(pattern)`` (parse, lazy exploration by derivative classes, liveness,
+  Moore minimization, BFS renumbering): the canonical minimal DFA, complete int32[S, 256] tables.
+- interegular: ``parse_pattern(p).to_fsm().reduce()`` (reduce = Brzozowski's double reversal).
+- greenery 4: ``parse(p).to_fsm().reduce()`` (same).
+State counts: ours are live states (no dead sink). The peers' FSMs may keep a dead/sink state;
+we count their live states (those from which a final state is reachable) and show the raw count
+in parentheses when it differs.
+
+Everything runs pinned to one CPU (BENCH_CPU, default the last allowed one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as C  # noqa: E402
+
+ENGINES = ("brzozowski", "interegular", "greenery")
+WARMUP = "q"  # compiled once in every worker before the clock starts (shares no term with the rows)
+
+
+# --- worker side --------------------------------------------------------------------------------
+
+
+def _live_count(states, finals, edges) -> int:
+    """States from which a final state is reachable; `edges` maps state -> iterable of next states."""
+    preds: dict = {s: [] for s in states}
+    for s in states:
+        for t in edges(s):
+            preds.setdefault(t, []).append(s)
+    live, stack = set(finals), list(finals)
+    while stack:
+        for p in preds.get(stack.pop(), ()):
+            if p not in live:
+                live.add(p)
+                stack.append(p)
+    return len(live)
+
+
+def _compiler(engine: str):
+    if engine == "brzozowski":
+        from brzozowski import regex_to_dfa
+
+        def run(p):
+            return regex_to_dfa(p)
+
+        def states(d):
+            return int(d.n_states), int(d.n_states)
+
+        return run, states, lambda p: p
+    if engine == "interegular":
+        import interegular
+
+        def run(p):
+            return interegular.parse_pattern(p).to_fsm().reduce()
+
+        def states(f):
+            return _live_count(f.states, f.finals, lambda s: f.map.get(s, {}).values()), len(f.states)
+
+        return run, states, lambda p: p
+    if engine == "greenery":
+        import greenery
+
+        def run(p):
+            return greenery.parse(p).to_fsm().reduce()
+
+        def states(f):
+            return _live_count(f.states, f.finals, lambda s: f.map.get(s, {}).values()), len(f.states)
+
+        return run, states, C.for_greenery
+    raise ValueError(engine)
+
+
+def worker(args: dict) -> dict:
+    C.pin_one_core()
+    run, states, dialect = _compiler(args["engine"])
+    pattern = dialect(args["pattern"])
+    run(WARMUP)  # one-time process costs (lazy imports, first numpy calls) are not a compile's
+    times = []
+    t_start = time.perf_counter()
+    result = None
+    for i in range(1 + args["warm"]):
+        t0 = time.perf_counter()
+        result = run(pattern)
+        times.append(time.perf_counter() - t0)
+        if time.perf_counter() - t_start > args["budget"]:
+            break
+    live, raw = states(result)
+    return {"cold": times[0], "warm": times[1:], "states": live, "raw_states": raw}
+
+
+# --- driver side --------------------------------------------------------------------------------
+
+
+def measure(engine: str, pattern: str, repeats: int, budget: float, timeout: float) -> dict:
+    cold, warm, spent, out = [], [], 0.0, {}
+    for i in range(repeats):
+        if i and spent > budget:
+            break
+        t0 = time.perf_counter()
+        r = C.run_worker(__file__, {"engine": engine, "pattern": pattern, "warm": repeats,
+                                    "budget": budget / repeats}, timeout)
+        spent += time.perf_counter() - t0
+        if "error" in r:
+            out.update(r)
+            break
+        cold.append(r["cold"])
+        warm.extend(r["warm"])
+        out.update(states=r["states"], raw_states=r["raw_states"])
+    out.update(cold=C.median(cold) if cold else None, warm=C.median(warm) if warm else None,
+               runs=len(cold))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5, help="workers (cold runs) per engine and pattern")
+    ap.add_argument("--budget", type=float, default=60.0, help="seconds per engine and pattern before fewer repeats")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds before a worker is killed")
+    ap.add_argument("--only", help="comma-separated row names to run")
+    ap.add_argument("--engines", default=",".join(ENGINES))
+    ap.add_argument("--json", help="also write the raw results to this file")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.worker:
+        print(json.dumps(worker(json.loads(a.worker))))
+        return
+
+    cpu = C.pin_one_core()
+    engines = a.engines.split(",")
+    patterns = C.compile_patterns()
+    if a.only:
+        patterns = {k: v for k, v in patterns.items() if k in a.only.split(",")}
+    print(f"# bench_compile: regex -> minimal DFA, pinned to CPU {cpu}, python {sys.version.split()[0]}")
+    print(f"# {a.repeats} fresh processes per engine and pattern (fewer past {a.budget:.0f} s), timeout {a.timeout:.0f} s\n")
+    results: dict = {}
+    for name, pattern in patterns.items():
+        if pattern is None:
+            print(f"{name}: skipped (brzozowski.schema.json_schema_to_regex is not available)", flush=True)
+            continue
+        results[name] = {"pattern_chars": len(pattern)}
+        for engine in engines:
+            r = measure(engine, pattern, a.repeats, a.budget, a.timeout)
+            results[name][engine] = r
+            print(f"  {name:20s} {engine:12s} cold {C.fmt_ms(r['cold']):>10s}  warm {C.fmt_ms(r['warm']):>10s}"
+                  f"  states {r.get('states', '-')}  runs {r['runs']}  {r.get('error', '')}", flush=True)
+
+    headers = ["pattern", "states", "ours cold", "ours warm"]
+    peers = [e for e in engines if e != "brzozowski"]
+    for p in peers:
+        headers += [f"{p} (states)", f"{p} time", "ratio"]
+    rows = []
+    for name, res in results.items():
+        ours = res.get("brzozowski", {})
+        row = [f"{name} ({res['pattern_chars']} chars)" if res["pattern_chars"] > 40 else name,
+               str(ours.get("states", "-")), C.fmt_ms(ours.get("cold")), C.fmt_ms(ours.get("warm"))]
+        for p in peers:
+            r = res.get(p, {})
+            st = "-" if "states" not in r else (
+                str(r["states"]) if r["states"] == r["raw_states"] else f"{r['states']} ({r['raw_states']})")
+            if r.get("timeout"):
+                t, ratio = f">{r['timeout']:.0f} s (killed)", C.fmt_ratio(
+                    r["timeout"] / ours["cold"] if ours.get("cold") else None, lower_bound=True)
+            elif r.get("cold") is None:
+                t, ratio = r.get("error", "-")[:40], "-"
+            else:
+                t = C.fmt_ms(r["cold"])
+                ratio = C.fmt_ratio(r["cold"] / ours["cold"]) if ours.get("cold") else "-"
+            row += [st, t, ratio]
+        rows.append(row)
+    print()
+    print("ratio = peer cold time / our cold time (each the median over fresh processes; >1 means we are faster)")
+    print(C.table(headers, rows))
+    if a.json:
+        Path(a.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
