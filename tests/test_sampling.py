@@ -126,7 +126,7 @@ def test_params_validated_at_construction(field, value):
 
 def test_greedy_ties_to_the_lowest_id():
     g = SamplingParams(temperature=0)
-    assert sample([1.0, 3.0, 3.0, NEG, 3.0], g, [], None) [0] == 1
+    assert sample([1.0, 3.0, 3.0, NEG, 3.0], g, [], None)[0] == 1
     assert sample([NEG, NEG, 2.0, 2.0], g, [], None)[0] == 2
     assert sample(np.zeros(1000), g, [], None)[0] == 0
     # a tie made by a penalty also goes to the lowest id
