@@ -12,7 +12,8 @@ the clock starts the worker has imported the engine and compiled the one-byte pa
 one-time process costs such as lazy imports and numpy's first calls, ~15 ms for us, are not
 charged to the first row; ``q`` shares no term with the rows beyond the byte set {q}). The same worker then repeats the compile (*warm*: our caches hot; the peers have no
 such caches, their repeats cost what the first did). Each engine gets the same protocol: up to
-``--repeats`` workers per pattern, the median of their cold times; fewer workers when an engine has
+``--repeats`` workers per pattern (round-robin over the engines, so that load on a shared machine
+hits all of them alike), the median of their cold times; fewer workers when an engine has
 spent ``--budget`` seconds on a pattern already; a worker that runs past ``--timeout`` is killed and
 the row says so (the ratio is then a lower bound).
 
@@ -116,23 +117,29 @@ def worker(args: dict) -> dict:
 # --- driver side --------------------------------------------------------------------------------
 
 
-def measure(engine: str, pattern: str, repeats: int, budget: float, timeout: float) -> dict:
-    cold, warm, spent, out = [], [], 0.0, {}
+def measure(engines: list[str], pattern: str, repeats: int, budget: float, timeout: float) -> dict:
+    """Round-robin over the engines (so load changes on a shared machine hit every engine alike)."""
+    cold = {e: [] for e in engines}
+    warm = {e: [] for e in engines}
+    spent = {e: 0.0 for e in engines}
+    out: dict = {e: {} for e in engines}
     for i in range(repeats):
-        if i and spent > budget:
-            break
-        t0 = time.perf_counter()
-        r = C.run_worker(__file__, {"engine": engine, "pattern": pattern, "warm": repeats,
-                                    "budget": budget / repeats}, timeout)
-        spent += time.perf_counter() - t0
-        if "error" in r:
-            out.update(r)
-            break
-        cold.append(r["cold"])
-        warm.extend(r["warm"])
-        out.update(states=r["states"], raw_states=r["raw_states"])
-    out.update(cold=C.median(cold) if cold else None, warm=C.median(warm) if warm else None,
-               runs=len(cold))
+        for e in engines:
+            if "error" in out[e] or (i and spent[e] > budget):
+                continue
+            t0 = time.perf_counter()
+            r = C.run_worker(__file__, {"engine": e, "pattern": pattern, "warm": repeats,
+                                        "budget": budget / repeats}, timeout)
+            spent[e] += time.perf_counter() - t0
+            if "error" in r:
+                out[e].update(r)
+                continue
+            cold[e].append(r["cold"])
+            warm[e].extend(r["warm"])
+            out[e].update(states=r["states"], raw_states=r["raw_states"])
+    for e in engines:
+        out[e].update(cold=C.median(cold[e]) if cold[e] else None, warm=C.median(warm[e]) if warm[e] else None,
+                      runs=len(cold[e]), cold_all=cold[e])
     return out
 
 
@@ -163,9 +170,9 @@ def main() -> None:
             print(f"{name}: skipped (brzozowski.schema.json_schema_to_regex is not available)", flush=True)
             continue
         results[name] = {"pattern_chars": len(pattern)}
+        res = measure(engines, pattern, a.repeats, a.budget, a.timeout)
         for engine in engines:
-            r = measure(engine, pattern, a.repeats, a.budget, a.timeout)
-            results[name][engine] = r
+            r = results[name][engine] = res[engine]
             print(f"  {name:20s} {engine:12s} cold {C.fmt_ms(r['cold']):>10s}  warm {C.fmt_ms(r['warm']):>10s}"
                   f"  states {r.get('states', '-')}  runs {r['runs']}  {r.get('error', '')}", flush=True)
 
