@@ -95,6 +95,8 @@ DENSE_MIN_LEVEL = 4096
 node and a final gather over the whole vocabulary (~0.4 ms over o200k_base), which only pays off
 on big levels."""
 
+_WALKS = ("auto", "sparse", "dense")
+
 _SHARED_TRIES = 4  # how many vocabulary tries `vocab_trie` keeps for reuse
 
 
@@ -285,7 +287,8 @@ class TokenIndex:
     `automaton`: a DFA or LazyDFA. `vocab`: token id -> bytes, or None for a token that is never
     allowed (a special token); or a prebuilt `VocabTrie`. `eos_id`: the end-of-sequence token,
     allowed exactly in accepting states (its bytes, if any, are ignored). `cache_bytes`: the mask
-    cache budget in bytes.
+    cache budget in bytes. `walk`: "auto" (the default) chooses per level between the sparse
+    and the dense expansion; "sparse" or "dense" forces one (same masks; for tests and benchmarks).
     """
 
     def __init__(
@@ -294,6 +297,7 @@ class TokenIndex:
         vocab: Sequence[bytes | None] | VocabTrie,
         eos_id: int | None = None,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
+        walk: str = "auto",
     ) -> None:
         for name in ("start", "row", "is_accepting", "step"):
             if not hasattr(automaton, name):
@@ -316,6 +320,9 @@ class TokenIndex:
         if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
             raise MaskError(f"cache_bytes must be a non-negative int, not {cache_bytes!r}")
         self.cache_bytes = cache_bytes
+        if walk not in _WALKS:
+            raise MaskError(f"walk must be one of {_WALKS}, not {walk!r}")
+        self.walk = walk
         self._cache: cachetools.LRUCache = cachetools.LRUCache(
             maxsize=max(cache_bytes, 1), getsizeof=lambda a: a.nbytes
         )
@@ -433,6 +440,7 @@ class TokenIndex:
         complete = table.complete
         flat = table.flat
         child_lo, child_count, byte = trie.child_lo, trie.child_count, trie.byte
+        forced = None if self.walk == "auto" else self.walk == "dense"
         codes: np.ndarray | None = None  # one code per node, once a level went dense
         sparse_found: list[tuple[np.ndarray, np.ndarray]] = []
         live_nodes = np.zeros(1, dtype=np.intp)  # the root
@@ -440,7 +448,9 @@ class TokenIndex:
         n_live, above, dense_above, previous_lo = 1, 1, False, 0
         for lo, hi, parents, level_bytes in trie.levels:
             size = hi - lo
-            if codes is None:
+            if forced is not None:
+                dense = forced
+            elif codes is None:
                 dense = n_live * DENSE_FRACTION >= above and size >= DENSE_MIN_LEVEL
             else:  # small levels are cheap to expand whole once the code array exists
                 dense = n_live * DENSE_FRACTION >= above or size < DENSE_MIN_LEVEL

@@ -153,12 +153,13 @@ def test_sampling_only_draws_allowed_tokens_and_is_seeded():
             c = Constraint(index)
             rng = np.random.default_rng(seed)
             steps = []
-            while not c.done:
+            while not c.done and len(steps) < 20:  # every word is done within 5 tokens
                 allowed = c.mask().copy()
                 token, logprob = constrained_sample(logits, c, params, [t for t, _ in steps], rng)
                 assert allowed[token]
                 assert logprob == pytest.approx(log_softmax_at(logits, allowed, token))
                 steps.append((token, logprob))
+            assert c.done
             runs.append(steps)
         assert runs[0] == runs[1]  # same seed, same tokens
         text = b"".join(HAND_VOCAB[t] for t, _ in runs[0] if t != EOS)

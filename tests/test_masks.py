@@ -7,8 +7,9 @@ It walks each token on its own (no trie, no sharing, no numpy), so it shares no 
 
 Pitfall mutants tried by hand (see the report): pitfall 4 "EOS allowed everywhere" fails
 test_hand_example_masks and test_masks_match_brute_force; pitfall 5 "trie walk stopping at the first
-dead byte" (a dead child ends the walk of the whole level) and "wrong next state recorded" (a node
-gets its parent's state) fail test_masks_match_brute_force and test_hand_example_masks.
+dead byte" (the children after a dead sibling are skipped) and "wrong next state recorded" (a node
+gets its parent's state, in the sparse or in the dense expansion) fail test_masks_match_brute_force
+(random, hand example and cl100k) and test_hand_example_masks.
 """
 
 from __future__ import annotations
@@ -78,10 +79,14 @@ def fast_brute_force_masks(dfa, vocab, eos_id) -> np.ndarray:
 # -- the hand example ---------------------------------------------------------------------------
 
 
+WALKS = ["auto", "sparse", "dense"]
+
+
+@pytest.mark.parametrize("walk", WALKS)
 @pytest.mark.parametrize("make", [regex_to_dfa, LazyDFA], ids=["DFA", "LazyDFA"])
-def test_hand_example_masks(make):
+def test_hand_example_masks(make, walk):
     automaton = make(HAND)
-    index = TokenIndex(automaton, HAND_VOCAB, eos_id=HAND_EOS)
+    index = TokenIndex(automaton, HAND_VOCAB, eos_id=HAND_EOS, walk=walk)
     # Spec §3's table (states 0, 3, 5, 6), plus the single-successor states 1 ("c"), 2 ("d"), 4 ("do").
     expected = {0: [0, 4, 8, 9, 10], 1: [1], 2: [5], 3: [2, 3, 11], 4: [6], 5: [7, 13], 6: [13]}
     if make is LazyDFA:  # lazy numbering is discovery order: name the states by their text
@@ -148,6 +153,8 @@ def test_bad_vocabularies_and_arguments():
         TokenIndex(dfa, b"abc")
     with pytest.raises(VocabularyError, match="eos_id 15"):
         TokenIndex(dfa, HAND_VOCAB, eos_id=15)
+    with pytest.raises(MaskError, match="walk must be"):
+        TokenIndex(dfa, HAND_VOCAB, walk="fast")
     with pytest.raises(MaskError, match="cache_bytes"):
         TokenIndex(dfa, HAND_VOCAB, cache_bytes=-1)
     with pytest.raises(TypeError, match="not an automaton"):
@@ -190,11 +197,16 @@ vocabularies = st.lists(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pattern=patterns, vocab=vocabularies, eos=st.integers(min_value=-1, max_value=39))
-def test_masks_match_brute_force(pattern, vocab, eos):
+@given(
+    pattern=patterns,
+    vocab=vocabularies,
+    eos=st.integers(min_value=-1, max_value=39),
+    walk=st.sampled_from(WALKS),
+)
+def test_masks_match_brute_force(pattern, vocab, eos, walk):
     eos_id = eos if 0 <= eos < len(vocab) else None
     dfa = regex_to_dfa(pattern)
-    index = TokenIndex(dfa, vocab, eos_id=eos_id)
+    index = TokenIndex(dfa, vocab, eos_id=eos_id, walk=walk)
     for state in range(dfa.n_states):
         want = brute_force_mask(dfa, state, vocab, eos_id)
         assert np.array_equal(index.mask(state), want), (pattern, state)
@@ -219,6 +231,10 @@ def test_masks_match_brute_force_on_cl100k(cl100k, name):
     dfa = regex_to_dfa(REAL_PATTERNS[name])
     index = TokenIndex(dfa, vocab, eos_id=eos_id)
     want = fast_brute_force_masks(dfa, vocab, eos_id)
+    for walk in ("sparse", "dense"):  # each expansion on its own (the default mixes them)
+        forced = TokenIndex(dfa, vocab, eos_id=eos_id, walk=walk)
+        for state in range(dfa.n_states):
+            assert np.array_equal(forced.mask(state), want[state]), (name, walk, state)
     rng = random.Random(name)
     for state in range(dfa.n_states):
         mask = index.mask(state)
@@ -303,11 +319,11 @@ def _paired_states(lazy: LazyDFA, dfa) -> dict[int, int]:
     return pairs
 
 
-def _lazy_equals_dfa(pattern: str, vocab, eos_id) -> None:
+def _lazy_equals_dfa(pattern: str, vocab, eos_id, walk: str = "auto") -> None:
     dfa = regex_to_dfa(pattern)
     lazy = LazyDFA(pattern)
     eager = TokenIndex(dfa, vocab, eos_id=eos_id)
-    on_demand = TokenIndex(lazy, vocab, eos_id=eos_id)
+    on_demand = TokenIndex(lazy, vocab, eos_id=eos_id, walk=walk)
     # First, cold masks while the lazy automaton is still mostly unexplored: follow tokens.
     state, rng = lazy.start, random.Random(pattern)
     early = []
@@ -332,9 +348,9 @@ def test_lazy_masks_equal_dfa_masks_on_cl100k(cl100k, name):
 
 
 @settings(max_examples=40, deadline=None)
-@given(pattern=patterns, vocab=vocabularies)
-def test_lazy_masks_equal_dfa_masks(pattern, vocab):
-    _lazy_equals_dfa(pattern, vocab, None)
+@given(pattern=patterns, vocab=vocabularies, walk=st.sampled_from(WALKS))
+def test_lazy_masks_equal_dfa_masks(pattern, vocab, walk):
+    _lazy_equals_dfa(pattern, vocab, None, walk)
 
 
 # -- bitmasks -----------------------------------------------------------------------------------
