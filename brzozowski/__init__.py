@@ -5,6 +5,7 @@ derivatives of the pattern; per state, a mask of the tokenizer's vocabulary says
 the text inside the language. See README.md for the code map.
 """
 
+from .constraint import Constraint, apply_mask, constrained_sample
 from .dfa import DEAD, DFA, regex_to_dfa
 from .errors import (
     BrzozowskiError,
@@ -17,6 +18,7 @@ from .errors import (
     VocabularyError,
 )
 from .lazy import DEFAULT_MAX_STATES, LazyDFA
+from .masks import TokenIndex, VocabTrie, vocab_trie
 from .sampling import SamplingParams, SamplingParamsError, distribution, sample
 from .schema import json_schema_to_regex
 from .syntax import MAX_REPEAT_COUNT, parse
@@ -28,6 +30,7 @@ __all__ = [
     "DFA",
     "MAX_REPEAT_COUNT",
     "BrzozowskiError",
+    "Constraint",
     "GoldenMismatchError",
     "LazyDFA",
     "MaskError",
@@ -37,8 +40,12 @@ __all__ = [
     "SchemaError",
     "StateBudgetError",
     "TokenError",
+    "TokenIndex",
+    "VocabTrie",
     "VocabularyError",
+    "apply_mask",
     "bytes_to_unicode",
+    "constrained_sample",
     "distribution",
     "json_schema_to_regex",
     "load_tiktoken_vocab",
@@ -48,4 +55,5 @@ __all__ = [
     "sample",
     "unicode_to_bytes",
     "vocab_bytes",
+    "vocab_trie",
 ]
