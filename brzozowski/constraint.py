@@ -78,16 +78,17 @@ class Constraint:
     def advance(self, token_id: int) -> None:
         """Move past `token_id`; `TokenError` if it is not in the current mask or comes after EOS."""
         self._refuse_after_eos(f"advance with token {token_id!r}")
-        token_id = self.index._check_token(token_id)
-        if not self.index.mask(self.state)[token_id]:
+        index = self.index
+        token_id = index._check_token(token_id)
+        if not index._mask(self.state)[token_id]:
             raise TokenError(
                 f"token {token_id} ({self._describe(token_id)}) is not allowed in state "
                 f"{self.state}: it is outside the mask"
             )
-        if token_id == self.index.eos_id:
+        if token_id == index.eos_id:
             self.done = True
             return
-        target = self.index.next_state(self.state, token_id)
+        target = index._next(self.state, token_id)
         if target == DEAD:  # the mask said alive, the bytes say dead: an index bug, never hide it
             raise MaskError(
                 f"internal inconsistency: token {token_id} ({self._describe(token_id)}) is in the "

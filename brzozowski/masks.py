@@ -77,10 +77,9 @@ import cachetools
 import numpy as np
 
 from .errors import MaskError, TokenError, VocabularyError
+from .lazy import DEAD  # -1: the absence of a state, where no string of the language continues
 
 __all__ = ["DEFAULT_CACHE_BYTES", "DENSE_FRACTION", "TokenIndex", "VocabTrie", "vocab_trie"]
-
-DEAD = -1  # the automaton's dead "state" (same value as brzozowski.dfa.DEAD)
 
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 """Default mask-cache budget: 256 MiB holds about 1,300 bool masks over o200k_base (200 kB each),
@@ -94,6 +93,10 @@ DENSE_MIN_LEVEL = 4096
 """Levels smaller than this are always expanded sparsely: going dense once costs a code per trie
 node and a final gather over the whole vocabulary (~0.4 ms over o200k_base), which only pays off
 on big levels."""
+
+NEXT_STATE_MEMO = 1 << 16
+"""How many (state, token) -> next state results `TokenIndex.next_state` remembers (a few MB); when
+full, the memo is cleared and refilled on demand."""
 
 _WALKS = ("auto", "sparse", "dense")
 
@@ -329,6 +332,8 @@ class TokenIndex:
         self._cache_lock = threading.Lock()
         self._walk_lock = threading.Lock()
         self._table = _Table(automaton)
+        self._known_states = int(automaton.n_states)  # states below this exist (lazy: grows)
+        self._next_memo: dict[int, int] = {}  # state * V + token -> next state (dict ops are atomic)
         self.walks = 0  # how many masks were computed (cache misses): for tests and benchmarks
 
     def __repr__(self) -> str:
@@ -341,7 +346,10 @@ class TokenIndex:
 
     def mask(self, state: int) -> np.ndarray:
         """The allowed tokens in `state`: a read-only bool array of length vocab_size."""
-        key = ("mask", self._check_state(state))
+        return self._mask(self._check_state(state))
+
+    def _mask(self, state: int) -> np.ndarray:
+        key = 2 * state  # cache keys: 2s for the mask of s, 2s + 1 for its bitmask (no tuples)
         with self._cache_lock:
             found = self._cache.get(key)
         if found is not None:
@@ -351,18 +359,19 @@ class TokenIndex:
                 found = self._cache.get(key)
             if found is not None:
                 return found
-            mask = self._walk(key[1])
+            mask = self._walk(state)
         self._store(key, mask)
         return mask
 
     def bitmask(self, state: int) -> np.ndarray:
         """The mask packed in int32 words: token t is bit t % 32 of word t // 32 (read-only)."""
-        key = ("bits", self._check_state(state))
+        state = self._check_state(state)
+        key = 2 * state + 1
         with self._cache_lock:
             found = self._cache.get(key)
         if found is not None:
             return found
-        packed = np.packbits(self.mask(state), bitorder="little")
+        packed = np.packbits(self._mask(state), bitorder="little")
         words = -(-self.vocab_size // 32)
         padded = np.zeros(4 * words, dtype=np.uint8)
         padded[: len(packed)] = packed
@@ -378,14 +387,21 @@ class TokenIndex:
         DEAD otherwise (`brzozowski.constraint.Constraint` turns an accepted EOS into "done").
         ``None`` and empty tokens are never allowed, so they give DEAD.
         """
-        state = self._check_state(state)
-        token_id = self._check_token(token_id)
-        if token_id == self.eos_id:
-            return state if self.automaton.is_accepting(state) else DEAD
-        data = self.trie.tokens[token_id]
-        if not data:
-            return DEAD
-        return int(self.automaton.step(state, data))
+        return self._next(self._check_state(state), self._check_token(token_id))
+
+    def _next(self, state: int, token_id: int) -> int:
+        key = state * self.vocab_size + token_id
+        found = self._next_memo.get(key)
+        if found is None:
+            if token_id == self.eos_id:
+                found = state if self.automaton.is_accepting(state) else DEAD
+            else:
+                data = self.trie.tokens[token_id]
+                found = int(self.automaton.step(state, data)) if data else DEAD
+            if len(self._next_memo) >= NEXT_STATE_MEMO:
+                self._next_memo.clear()  # a crude bound: results never change, only speed does
+            self._next_memo[key] = found
+        return found
 
     def is_accepting(self, state: int) -> bool:
         """Whether `state` accepts (the text so far is in the language)."""
@@ -405,10 +421,12 @@ class TokenIndex:
     # -- internals -------------------------------------------------------------------------------
 
     def _check_state(self, state: int) -> int:
+        if type(state) is int and 0 <= state < self._known_states:  # the fast, usual case
+            return state
         if isinstance(state, bool) or not isinstance(state, (int, np.integer)):
             raise MaskError(f"a state is an int, not {state!r}")
         state = int(state)
-        n = int(self.automaton.n_states)
+        n = self._known_states = int(self.automaton.n_states)  # a lazy automaton grows
         if state == DEAD:
             raise MaskError("state -1 is DEAD: no token continues from it, so it has no mask")
         if not 0 <= state < n:
@@ -416,6 +434,8 @@ class TokenIndex:
         return state
 
     def _check_token(self, token_id: int) -> int:
+        if type(token_id) is int and 0 <= token_id < self.vocab_size:  # the fast, usual case
+            return token_id
         if isinstance(token_id, bool) or not isinstance(token_id, (int, np.integer)):
             raise TokenError(f"a token id is an int, not {token_id!r}")
         token_id = int(token_id)
@@ -425,7 +445,7 @@ class TokenIndex:
             )
         return token_id
 
-    def _store(self, key: tuple[str, int], value: np.ndarray) -> None:
+    def _store(self, key: int, value: np.ndarray) -> None:
         with self._cache_lock:
             if value.nbytes <= self.cache_bytes:
                 self._cache[key] = value
