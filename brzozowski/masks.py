@@ -89,10 +89,8 @@ DENSE_FRACTION = 8
 """A level is expanded densely when at least 1/DENSE_FRACTION of the level above is alive
 (measured: a dense node costs about a fifth of a sparse one)."""
 
-DENSE_MIN_LEVEL = 4096
-"""Levels smaller than this are always expanded sparsely: going dense once costs a code per trie
-node and a final gather over the whole vocabulary (~0.4 ms over o200k_base), which only pays off
-on big levels."""
+SMALL_LEVEL = 1024
+"""Levels this small are always expanded densely: a handful of numpy calls, whatever is alive."""
 
 NEXT_STATE_MEMO = 1 << 16
 """How many (state, token) -> next state results `TokenIndex.next_state` remembers (a few MB); when
@@ -145,10 +143,9 @@ class VocabTrie:
 
         self.n_nodes = level_start[-1]
         self.depth = depth
-        self.widest = int(np.diff(level_start).max())  # the most nodes on one level
         self.level_start = np.asarray(level_start, dtype=np.int64)
         self.parent = np.concatenate(parents).astype(np.intp)
-        self.byte = np.concatenate(bytes_).astype(np.intp)
+        self.byte = np.concatenate(bytes_).astype(np.int32)
         # Children of node n are contiguous (levels are sorted by parent): find their ranges.
         nodes = np.arange(self.n_nodes + 1)
         self.child_lo = np.searchsorted(self.parent[1:], nodes, side="left").astype(np.intp) + 1
@@ -173,12 +170,18 @@ class VocabTrie:
                       self.child_count, self.token_node, self.node_token, self.duplicates):
             array.setflags(write=False)
         # Per level d >= 1: (first node, end, parents, bytes) as views, so a walk slices nothing.
-        self.levels = [
-            (int(self.level_start[d]), int(self.level_start[d + 1]),
-             self.parent[self.level_start[d]:self.level_start[d + 1]],
-             self.byte[self.level_start[d]:self.level_start[d + 1]])
-            for d in range(1, depth + 1)
-        ]
+        # Per level d >= 1, what a walk needs, precomputed so that it slices nothing: the level's
+        # first node and end, each node's parent as an index into the level above, each node's
+        # byte, and the level-local nodes where tokens end with those tokens.
+        self.levels = []
+        for d in range(1, depth + 1):
+            lo, hi = int(self.level_start[d]), int(self.level_start[d + 1])
+            local_parent = self.parent[lo:hi] - self.level_start[d - 1]
+            ends = np.flatnonzero(node_token[lo:hi] >= 0)
+            level = (lo, hi, local_parent, self.byte[lo:hi], ends, node_token[lo:hi][ends])
+            for array in level[2:]:
+                array.setflags(write=False)
+            self.levels.append(level)
 
     def __repr__(self) -> str:
         return f"VocabTrie(vocab_size={self.vocab_size}, n_nodes={self.n_nodes}, depth={self.depth})"
@@ -226,8 +229,19 @@ def vocab_trie(vocab: Sequence[bytes | None] | VocabTrie) -> VocabTrie:
     return found
 
 
+MAX_TABLE_ROWS = (2**31 - 1) // 256
+"""Codes are int32 (half the memory traffic of int64 in the gathers), so a table holds at most
+8,388,607 states: 8 GiB of transitions, far beyond any state budget that makes sense."""
+
+
+def _check_capacity(n_rows: int) -> None:
+    if n_rows > MAX_TABLE_ROWS:
+        raise MaskError(f"{n_rows - 1} automaton states exceed the mask tables' limit of "
+                        f"{MAX_TABLE_ROWS - 1}")
+
+
 class _Table:
-    """The transition table the walk gathers through, as *codes*: state s is ``(s + 1) * 256``.
+    """The transition table the walk gathers through, as int32 *codes*: state s is ``(s + 1) * 256``.
 
     Row 0 is DEAD (code 0), and every byte maps it to DEAD again, so a dead node's children come
     out dead without a branch; state s's row is row s + 1. A node's code plus a byte is directly
@@ -241,13 +255,14 @@ class _Table:
         trans = getattr(automaton, "trans", None)
         self.complete = isinstance(trans, np.ndarray) and trans.ndim == 2 and trans.shape[1] == 256
         if self.complete:
-            table = np.zeros((trans.shape[0] + 1, 256), dtype=np.intp)
+            _check_capacity(trans.shape[0] + 1)
+            table = np.zeros((trans.shape[0] + 1, 256), dtype=np.int32)
             table[1:] = trans
             table[1:] += 1
             table[1:] *= 256
             self.have = np.ones(trans.shape[0] + 1, dtype=bool)
         else:
-            table = np.zeros((17, 256), dtype=np.intp)
+            table = np.zeros((17, 256), dtype=np.int32)
             self.have = np.zeros(17, dtype=bool)
             self.have[0] = True  # the DEAD row
         self.table = table
@@ -276,7 +291,9 @@ class _Table:
 
     def _grow(self, n_rows: int) -> None:
         capacity = max(n_rows, 2 * len(self.have))
-        table = np.zeros((capacity, 256), dtype=np.intp)
+        _check_capacity(n_rows)
+        capacity = min(capacity, MAX_TABLE_ROWS)
+        table = np.zeros((capacity, 256), dtype=np.int32)
         have = np.zeros(capacity, dtype=bool)
         old = len(self.have)
         table[:old] = self.table
@@ -453,53 +470,50 @@ class TokenIndex:
     def _walk(self, state: int) -> np.ndarray:
         """Compute the mask of `state` by one level-by-level walk of the trie (caller holds the walk lock).
 
-        Sparse levels keep (live nodes, their codes); the first dense level allocates one code
-        per node (DEAD = 0) and later levels write into it. See the module docstring.
+        The level above is known either sparsely (its live nodes and their codes) or densely (one
+        code per node of the level, DEAD = 0); each level is expanded in the cheaper of the two
+        ways (see the module docstring) and hands its result down in the same form.
         """
         trie, table = self.trie, self._table
         complete = table.complete
         flat = table.flat
         child_lo, child_count, byte = trie.child_lo, trie.child_count, trie.byte
         forced = None if self.walk == "auto" else self.walk == "dense"
-        codes: np.ndarray | None = None  # one code per node, once a level went dense
-        sparse_found: list[tuple[np.ndarray, np.ndarray]] = []
-        live_nodes = np.zeros(1, dtype=np.intp)  # the root
-        live_codes = np.full(1, (state + 1) * 256, dtype=np.intp)
-        n_live, above, dense_above, previous_lo = 1, 1, False, 0
-        for lo, hi, parents, level_bytes in trie.levels:
+        mask = np.zeros(self.vocab_size, dtype=bool)
+        sparse_found: list[np.ndarray] = []  # live nodes of sparse levels: their tokens at the end
+        above: np.ndarray | None = np.full(1, (state + 1) * 256, dtype=np.int32)  # dense: the root
+        live_nodes = live_codes = above  # sparse form of the level above (unused while dense)
+        n_live, above_size, above_lo = 1, 1, 0
+        for lo, hi, local_parent, level_bytes, ends, end_tokens in trie.levels:
             size = hi - lo
             if forced is not None:
                 dense = forced
-            elif codes is None:
-                dense = n_live * DENSE_FRACTION >= above and size >= DENSE_MIN_LEVEL
-            else:  # small levels are cheap to expand whole once the code array exists
-                dense = n_live * DENSE_FRACTION >= above or size < DENSE_MIN_LEVEL
+            else:  # a dense node costs ~3 ns, a sparse child ~25 ns plus more calls per level
+                dense = n_live * DENSE_FRACTION >= above_size or size <= SMALL_LEVEL
             if dense:
-                if codes is None:
-                    codes = np.zeros(trie.n_nodes + 1, dtype=np.intp)
-                    scratch = np.empty(trie.widest, dtype=np.intp)
-                    codes[0] = live_codes[0]
-                    for nodes, found in sparse_found:
-                        codes[nodes] = found
-                level = codes[lo:hi]
-                index = scratch[:size]
-                codes.take(parents, out=index, mode="clip")
+                if above is None:  # the level above was sparse: spread it out
+                    above = np.zeros(above_size, dtype=np.int32)
+                    above[live_nodes - above_lo] = live_codes
+                index = above.take(local_parent)
                 index += level_bytes
                 if not complete:
                     flat = table.ensure(index)
-                flat.take(index, out=level, mode="clip")
+                level = flat.take(index, mode="clip")
+                if len(ends):
+                    mask[end_tokens] = level.take(ends).astype(bool)
                 n_live = int(np.count_nonzero(level))
-                dense_above = True
+                above = level
             else:
-                if dense_above:  # list the live nodes of the dense level above
-                    live_nodes = np.flatnonzero(codes[previous_lo:lo]) + previous_lo
-                    live_codes = codes[live_nodes]
+                if above is not None:  # the level above was dense: list its live nodes
+                    live_nodes = np.flatnonzero(above)
+                    live_codes = above[live_nodes]
+                    live_nodes += above_lo
                 counts = child_count[live_nodes]
                 total = int(counts.sum())
                 if total == 0:
                     break
-                ends = np.cumsum(counts)
-                children = np.repeat(child_lo[live_nodes] - (ends - counts), counts)
+                ends_at = np.cumsum(counts)
+                children = np.repeat(child_lo[live_nodes] - (ends_at - counts), counts)
                 children += np.arange(total)
                 if not complete:
                     flat = table.ensure(live_codes)
@@ -508,23 +522,15 @@ class TokenIndex:
                 found = flat[index]
                 alive = found.nonzero()[0]
                 live_nodes, live_codes = children[alive], found[alive]
-                if codes is not None:
-                    codes[live_nodes] = live_codes
-                else:
-                    sparse_found.append((live_nodes, live_codes))
+                sparse_found.append(live_nodes)
                 n_live = len(live_nodes)
-                dense_above = False
+                above = None
             if n_live == 0:
                 break
-            above, previous_lo = size, lo
-        if codes is not None:
-            codes[trie.n_nodes] = 0  # the sentinel node of never-allowed tokens stays DEAD
-            mask = np.take(codes.astype(bool), trie.token_node)
-        else:
-            mask = np.zeros(self.vocab_size, dtype=bool)
-            for nodes, _ in sparse_found:
-                tokens = trie.node_token[nodes]
-                mask[tokens[tokens >= 0]] = True
+            above_size, above_lo = size, lo
+        if sparse_found:
+            tokens = trie.node_token[np.concatenate(sparse_found)]
+            mask[tokens[tokens >= 0]] = True
         if len(trie.duplicates):
             mask[trie.duplicates[:, 0]] = mask[trie.duplicates[:, 1]]
         if self.eos_id is not None:
