@@ -79,7 +79,10 @@ import numpy as np
 from .errors import MaskError, TokenError, VocabularyError
 from .lazy import DEAD  # -1: the absence of a state, where no string of the language continues
 
-__all__ = ["DEFAULT_CACHE_BYTES", "DENSE_FRACTION", "TokenIndex", "VocabTrie", "vocab_trie"]
+__all__ = [
+    "DEFAULT_CACHE_BYTES", "DENSE_FRACTION", "TokenIndex", "TrieLevels", "VocabTrie", "class_trie",
+    "vocab_trie",
+]
 
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 """Default mask-cache budget: 256 MiB holds about 1,300 bool masks over o200k_base (200 kB each),
@@ -99,21 +102,71 @@ full, the memo is cleared and refilled on demand."""
 _WALKS = ("auto", "sparse", "dense")
 
 _SHARED_TRIES = 4  # how many vocabulary tries `vocab_trie` keeps for reuse
+_SHARED_CLASS_TRIES = 16  # how many class tries (per vocabulary and byte partition) are kept
+
+COMPRESS_BELOW = 0.8
+"""Walk the class-string trie when it has at most this fraction of the byte trie's nodes."""
+
+COMPRESS_MAX_CLASSES = 100
+"""Patterns with more byte classes than this do not even try the class-string trie (measured: 51
+classes still merge o200k_base's 421,661 nodes to 221,719; with hundreds little would merge)."""
 
 
-class VocabTrie:
-    """The byte trie of a vocabulary, stored level by level in flat numpy arrays (immutable).
+class TrieLevels:
+    """A token trie stored level by level in flat numpy arrays (immutable): what a walk reads.
 
     Nodes are numbered breadth first: node 0 is the root (the empty prefix), level d holds the
-    nodes ``level_start[d]:level_start[d+1]``, sorted by (parent, byte). ``parent[n]`` and
-    ``byte[n]`` give a node's parent and last byte; its children are
-    ``child_lo[n]:child_hi[n]``. ``token_node[t]`` is the node where token t's bytes end, or the
-    sentinel ``n_nodes`` for a token that is never allowed (``None`` or empty).
+    nodes ``level_start[d]:level_start[d+1]``, sorted by (parent, label). ``parent[n]`` and
+    ``byte[n]`` give a node's parent and the byte that leads to it; its children are
+    ``child_lo[n]:child_lo[n] + child_count[n]``. ``token_node[t]`` is the node where token t
+    ends, or the sentinel ``n_nodes`` for a token that is never allowed (``None`` or empty);
+    the tokens ending at node n are ``token_ids[token_lo[n]:token_lo[n + 1]]``.
+    """
+
+    def __init__(self, vocab_size: int, level_start: list[int], parent: np.ndarray,
+                 byte: np.ndarray, token_node: np.ndarray) -> None:
+        self.vocab_size = vocab_size
+        self.n_nodes = n = level_start[-1]
+        self.depth = depth = len(level_start) - 2
+        self.level_start = np.asarray(level_start, dtype=np.intp)
+        self.parent = parent.astype(np.intp)
+        self.byte = byte.astype(np.int32)
+        # Children of node n are contiguous (levels are sorted by parent): find their ranges.
+        self.child_count = np.bincount(self.parent[1:], minlength=n + 1)
+        self.child_lo = np.cumsum(self.child_count) - self.child_count + 1
+        self.token_node = token_node.astype(np.intp)
+        real = np.flatnonzero(self.token_node < n)
+        order = np.argsort(self.token_node[real], kind="stable")
+        self.token_ids = real[order]  # tokens sorted by node (then id)
+        counts = np.bincount(self.token_node[real], minlength=n + 1)
+        self.token_lo = np.concatenate(([0], np.cumsum(counts)))
+        self.token_count = counts
+        for array in (self.level_start, self.parent, self.byte, self.child_lo, self.child_count,
+                      self.token_node, self.token_ids, self.token_lo, self.token_count):
+            array.setflags(write=False)
+        # Per level d >= 1, what a walk needs, precomputed so that it slices nothing: the level's
+        # first node and end, each node's parent as an index into the level above, each node's
+        # byte.
+        self.levels = []
+        for d in range(1, depth + 1):
+            lo, hi = int(self.level_start[d]), int(self.level_start[d + 1])
+            local_parent = self.parent[lo:hi] - self.level_start[d - 1]
+            local_parent.setflags(write=False)
+            self.levels.append((lo, hi, local_parent, self.byte[lo:hi]))
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(vocab_size={self.vocab_size}, n_nodes={self.n_nodes}, "
+                f"depth={self.depth})")
+
+
+class VocabTrie(TrieLevels):
+    """The byte trie of a vocabulary (see `TrieLevels`), shared by every index over it.
+
+    Tokens with the same bytes end at the same node; ``tokens[t]`` are token t's bytes.
     """
 
     def __init__(self, vocab: Sequence[bytes | None]) -> None:
         tokens = _validated(vocab)
-        self.vocab_size = len(tokens)
         ids = np.fromiter((i for i, t in enumerate(tokens) if t), dtype=np.intp)
         lengths = np.fromiter((len(tokens[i]) for i in ids.tolist()), dtype=np.intp, count=len(ids))
         flat = np.frombuffer(b"".join(tokens[i] for i in ids.tolist()), dtype=np.uint8)
@@ -140,51 +193,44 @@ class VocabTrie:
             ending = lengths[active] == d
             end_node[active[ending]] = node[ending]
             level_start.append(level_start[-1] + len(distinct))
-
-        self.n_nodes = level_start[-1]
-        self.depth = depth
-        self.level_start = np.asarray(level_start, dtype=np.int64)
-        self.parent = np.concatenate(parents).astype(np.intp)
-        self.byte = np.concatenate(bytes_).astype(np.int32)
-        # Children of node n are contiguous (levels are sorted by parent): find their ranges.
-        nodes = np.arange(self.n_nodes + 1)
-        self.child_lo = np.searchsorted(self.parent[1:], nodes, side="left").astype(np.intp) + 1
-        self.child_hi = np.searchsorted(self.parent[1:], nodes, side="right").astype(np.intp) + 1
-        self.child_lo[self.n_nodes] = self.child_hi[self.n_nodes] = 0  # the sentinel has none
-        self.child_count = self.child_hi - self.child_lo
-        token_node = np.full(self.vocab_size, self.n_nodes, dtype=np.intp)
+        token_node = np.full(len(tokens), level_start[-1], dtype=np.intp)
         token_node[ids] = end_node
-        node_token = np.full(self.n_nodes + 1, -1, dtype=np.intp)
-        # Tokens with the same bytes end at the same node: the first (lowest id) is the node's
-        # token, the others are recorded as duplicates and copy its mask bit.
-        ended, first = np.unique(end_node, return_index=True)
-        node_token[ended] = ids[first]
-        repeated = np.ones(len(ids), dtype=bool)
-        repeated[first] = False
-        duplicates = np.stack([ids[repeated], node_token[end_node[repeated]]], axis=1)
-        self.token_node = token_node
-        self.node_token = node_token
-        self.duplicates = duplicates.astype(np.intp).reshape(-1, 2)
+        super().__init__(len(tokens), level_start, np.concatenate(parents),
+                         np.concatenate(bytes_), token_node)
         self.tokens: tuple[bytes | None, ...] = tuple(tokens)
-        for array in (self.level_start, self.parent, self.byte, self.child_lo, self.child_hi,
-                      self.child_count, self.token_node, self.node_token, self.duplicates):
-            array.setflags(write=False)
-        # Per level d >= 1: (first node, end, parents, bytes) as views, so a walk slices nothing.
-        # Per level d >= 1, what a walk needs, precomputed so that it slices nothing: the level's
-        # first node and end, each node's parent as an index into the level above, each node's
-        # byte, and the level-local nodes where tokens end with those tokens.
-        self.levels = []
-        for d in range(1, depth + 1):
-            lo, hi = int(self.level_start[d]), int(self.level_start[d + 1])
-            local_parent = self.parent[lo:hi] - self.level_start[d - 1]
-            ends = np.flatnonzero(node_token[lo:hi] >= 0)
-            level = (lo, hi, local_parent, self.byte[lo:hi], ends, node_token[lo:hi][ends])
-            for array in level[2:]:
-                array.setflags(write=False)
-            self.levels.append(level)
 
-    def __repr__(self) -> str:
-        return f"VocabTrie(vocab_size={self.vocab_size}, n_nodes={self.n_nodes}, depth={self.depth})"
+
+def class_trie(trie: TrieLevels, class_of_byte: np.ndarray) -> TrieLevels:
+    """The trie of the tokens' *class strings*: bytes of one class (``class_of_byte``, int[256])
+    lead to the same states from every state, so tokens whose bytes agree class by class are
+    merged. A node's ``byte`` is the lowest byte of its class, so walks run unchanged on it.
+    """
+    class_of_byte = np.asarray(class_of_byte, dtype=np.intp)
+    n_classes = int(class_of_byte.max()) + 1
+    lowest = np.full(n_classes, 256, dtype=np.intp)
+    np.minimum.at(lowest, class_of_byte, np.arange(256))
+    merged = np.zeros(trie.n_nodes + 1, dtype=np.intp)  # byte node -> class node
+    level_start, parents, labels = [0, 1], [np.zeros(1, dtype=np.intp)], [np.zeros(1, dtype=np.intp)]
+    for d in range(1, trie.depth + 1):
+        lo, hi = int(trie.level_start[d]), int(trie.level_start[d + 1])
+        above_lo = level_start[-2]
+        key = (merged[trie.parent[lo:hi]] - above_lo) * n_classes
+        key += class_of_byte[trie.byte[lo:hi]]
+        space = (level_start[-1] - above_lo) * n_classes
+        if space <= 8 * len(key) + 65536:  # number the distinct keys by marking, not sorting
+            seen = np.zeros(space, dtype=bool)
+            seen[key] = True
+            distinct = np.flatnonzero(seen)
+            inverse = (np.cumsum(seen) - 1)[key]
+        else:
+            distinct, inverse = np.unique(key, return_inverse=True)
+        merged[lo:hi] = level_start[-1] + inverse.reshape(-1)
+        parents.append(above_lo + distinct // n_classes)
+        labels.append(lowest[distinct % n_classes])
+        level_start.append(level_start[-1] + len(distinct))
+    merged[trie.n_nodes] = level_start[-1]  # the sentinel
+    return TrieLevels(trie.vocab_size, level_start, np.concatenate(parents),
+                      np.concatenate(labels), merged[trie.token_node])
 
 
 def _validated(vocab: Sequence[bytes | None]) -> list[bytes | None]:
@@ -238,6 +284,27 @@ def _check_capacity(n_rows: int) -> None:
     if n_rows > MAX_TABLE_ROWS:
         raise MaskError(f"{n_rows - 1} automaton states exceed the mask tables' limit of "
                         f"{MAX_TABLE_ROWS - 1}")
+
+
+_class_trie_lock = threading.Lock()
+_class_tries: cachetools.LRUCache = cachetools.LRUCache(maxsize=_SHARED_CLASS_TRIES)
+
+
+def shared_class_trie(trie: TrieLevels, class_of_byte: np.ndarray) -> TrieLevels:
+    """`class_trie` of (trie, classes), built once and shared (the last few are kept)."""
+    key = (trie, np.asarray(class_of_byte, dtype=np.intp).tobytes())
+    with _class_trie_lock:
+        found = _class_tries.get(key)
+    if found is None:
+        found = class_trie(trie, class_of_byte)
+        with _class_trie_lock:
+            found = _class_tries.setdefault(key, found)
+    return found
+
+
+def _byte_classes(trans: np.ndarray) -> np.ndarray:
+    """Bytes whose columns of `trans` are equal lead everywhere to the same states: one class."""
+    return np.unique(np.ascontiguousarray(trans.T), axis=0, return_inverse=True)[1].reshape(-1)
 
 
 class _Table:
@@ -309,6 +376,9 @@ class TokenIndex:
     allowed exactly in accepting states (its bytes, if any, are ignored). `cache_bytes`: the mask
     cache budget in bytes. `walk`: "auto" (the default) chooses per level between the sparse
     and the dense expansion; "sparse" or "dense" forces one (same masks; for tests and benchmarks).
+    `compress`: walk the trie of byte-class strings instead of bytes (only over a complete DFA,
+    whose classes are known): None (the default) when it has at most `COMPRESS_BELOW` of the
+    byte trie's nodes, True always, False never. Same masks either way.
     """
 
     def __init__(
@@ -318,6 +388,7 @@ class TokenIndex:
         eos_id: int | None = None,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
         walk: str = "auto",
+        compress: bool | None = None,
     ) -> None:
         for name in ("start", "row", "is_accepting", "step"):
             if not hasattr(automaton, name):
@@ -349,6 +420,17 @@ class TokenIndex:
         self._cache_lock = threading.Lock()
         self._walk_lock = threading.Lock()
         self._table = _Table(automaton)
+        self.levels: TrieLevels = self.trie
+        if compress is not False:
+            if not self._table.complete:
+                if compress:
+                    raise MaskError("compress=True needs a complete DFA (its byte classes)")
+            else:
+                classes = _byte_classes(automaton.trans)
+                if compress or classes.max() < COMPRESS_MAX_CLASSES:
+                    merged = shared_class_trie(self.trie, classes)
+                    if compress or merged.n_nodes <= COMPRESS_BELOW * self.trie.n_nodes:
+                        self.levels = merged
         self._known_states = int(automaton.n_states)  # states below this exist (lazy: grows)
         self._next_memo: dict[int, int] = {}  # state * V + token -> next state (dict ops are atomic)
         self.walks = 0  # how many masks were computed (cache misses): for tests and benchmarks
@@ -474,17 +556,17 @@ class TokenIndex:
         code per node of the level, DEAD = 0); each level is expanded in the cheaper of the two
         ways (see the module docstring) and hands its result down in the same form.
         """
-        trie, table = self.trie, self._table
+        trie, table = self.levels, self._table
         complete = table.complete
         flat = table.flat
         child_lo, child_count, byte = trie.child_lo, trie.child_count, trie.byte
         forced = None if self.walk == "auto" else self.walk == "dense"
-        mask = np.zeros(self.vocab_size, dtype=bool)
-        sparse_found: list[np.ndarray] = []  # live nodes of sparse levels: their tokens at the end
+        sparse_found: list[np.ndarray] = []  # live nodes of sparse levels, while all were sparse
+        alive_nodes: np.ndarray | None = None  # every node's liveness, once a level went dense
         above: np.ndarray | None = np.full(1, (state + 1) * 256, dtype=np.int32)  # dense: the root
         live_nodes = live_codes = above  # sparse form of the level above (unused while dense)
         n_live, above_size, above_lo = 1, 1, 0
-        for lo, hi, local_parent, level_bytes, ends, end_tokens in trie.levels:
+        for lo, hi, local_parent, level_bytes in trie.levels:
             size = hi - lo
             if forced is not None:
                 dense = forced
@@ -499,8 +581,14 @@ class TokenIndex:
                 if not complete:
                     flat = table.ensure(index)
                 level = flat.take(index, mode="clip")
-                if len(ends):
-                    mask[end_tokens] = level.take(ends).astype(bool)
+                if alive_nodes is None and size <= SMALL_LEVEL:
+                    sparse_found.append(np.flatnonzero(level) + lo)
+                else:
+                    if alive_nodes is None:
+                        alive_nodes = np.zeros(trie.n_nodes + 1, dtype=bool)  # + the sentinel
+                        for nodes in sparse_found:
+                            alive_nodes[nodes] = True
+                    np.not_equal(level, 0, out=alive_nodes[lo:hi])
                 n_live = int(np.count_nonzero(level))
                 above = level
             else:
@@ -522,17 +610,31 @@ class TokenIndex:
                 found = flat[index]
                 alive = found.nonzero()[0]
                 live_nodes, live_codes = children[alive], found[alive]
-                sparse_found.append(live_nodes)
+                if alive_nodes is None:
+                    sparse_found.append(live_nodes)
+                else:
+                    alive_nodes[live_nodes] = True
                 n_live = len(live_nodes)
                 above = None
             if n_live == 0:
                 break
             above_size, above_lo = size, lo
-        if sparse_found:
-            tokens = trie.node_token[np.concatenate(sparse_found)]
-            mask[tokens[tokens >= 0]] = True
-        if len(trie.duplicates):
-            mask[trie.duplicates[:, 0]] = mask[trie.duplicates[:, 1]]
+        if alive_nodes is None:
+            nodes = np.concatenate(sparse_found) if sparse_found else np.zeros(0, dtype=np.intp)
+            counts = trie.token_count[nodes]
+            total = int(counts.sum())
+            if total * 8 > self.vocab_size:  # many tokens: one gather is cheaper than a scatter
+                alive_nodes = np.zeros(trie.n_nodes + 1, dtype=bool)
+                alive_nodes[nodes] = True
+        if alive_nodes is not None:  # one gather over the vocabulary
+            mask = alive_nodes.take(trie.token_node)
+        else:  # only the tokens ending at the few live nodes
+            mask = np.zeros(self.vocab_size, dtype=bool)
+            if total:
+                ends_at = np.cumsum(counts)
+                slots = np.repeat(trie.token_lo[nodes] - (ends_at - counts), counts)
+                slots += np.arange(total)
+                mask[trie.token_ids[slots]] = True
         if self.eos_id is not None:
             mask[self.eos_id] = bool(self.automaton.is_accepting(state))
         mask.setflags(write=False)

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from brzozowski import DEAD, LazyDFA, regex_to_dfa
 from brzozowski.errors import MaskError, TokenError, VocabularyError
-from brzozowski.masks import TokenIndex, VocabTrie, vocab_trie
+from brzozowski.masks import TokenIndex, VocabTrie, class_trie, vocab_trie
 
 from .strategies import ALPHABET, patterns
 
@@ -83,10 +83,16 @@ WALKS = ["auto", "sparse", "dense"]
 
 
 @pytest.mark.parametrize("walk", WALKS)
-@pytest.mark.parametrize("make", [regex_to_dfa, LazyDFA], ids=["DFA", "LazyDFA"])
-def test_hand_example_masks(make, walk):
+@pytest.mark.parametrize(
+    "make, compress",
+    [(regex_to_dfa, None), (regex_to_dfa, True), (regex_to_dfa, False), (LazyDFA, None)],
+    ids=["DFA", "DFA-classes", "DFA-bytes", "LazyDFA"],
+)
+def test_hand_example_masks(make, compress, walk):
     automaton = make(HAND)
-    index = TokenIndex(automaton, HAND_VOCAB, eos_id=HAND_EOS, walk=walk)
+    index = TokenIndex(automaton, HAND_VOCAB, eos_id=HAND_EOS, walk=walk, compress=compress)
+    if compress:  # t and r lead everywhere to the same states: "t" and "r" share a node
+        assert index.levels.n_nodes < index.trie.n_nodes
     # Spec §3's table (states 0, 3, 5, 6), plus the single-successor states 1 ("c"), 2 ("d"), 4 ("do").
     expected = {0: [0, 4, 8, 9, 10], 1: [1], 2: [5], 3: [2, 3, 11], 4: [6], 5: [7, 13], 6: [13]}
     if make is LazyDFA:  # lazy numbering is discovery order: name the states by their text
@@ -153,6 +159,8 @@ def test_bad_vocabularies_and_arguments():
         TokenIndex(dfa, b"abc")
     with pytest.raises(VocabularyError, match="eos_id 15"):
         TokenIndex(dfa, HAND_VOCAB, eos_id=15)
+    with pytest.raises(MaskError, match="complete DFA"):
+        TokenIndex(LazyDFA(HAND), HAND_VOCAB, compress=True)
     with pytest.raises(MaskError, match="walk must be"):
         TokenIndex(dfa, HAND_VOCAB, walk="fast")
     with pytest.raises(MaskError, match="cache_bytes"):
@@ -202,11 +210,12 @@ vocabularies = st.lists(
     vocab=vocabularies,
     eos=st.integers(min_value=-1, max_value=39),
     walk=st.sampled_from(WALKS),
+    compress=st.sampled_from([None, True, False]),
 )
-def test_masks_match_brute_force(pattern, vocab, eos, walk):
+def test_masks_match_brute_force(pattern, vocab, eos, walk, compress):
     eos_id = eos if 0 <= eos < len(vocab) else None
     dfa = regex_to_dfa(pattern)
-    index = TokenIndex(dfa, vocab, eos_id=eos_id, walk=walk)
+    index = TokenIndex(dfa, vocab, eos_id=eos_id, walk=walk, compress=compress)
     for state in range(dfa.n_states):
         want = brute_force_mask(dfa, state, vocab, eos_id)
         assert np.array_equal(index.mask(state), want), (pattern, state)
@@ -231,10 +240,12 @@ def test_masks_match_brute_force_on_cl100k(cl100k, name):
     dfa = regex_to_dfa(REAL_PATTERNS[name])
     index = TokenIndex(dfa, vocab, eos_id=eos_id)
     want = fast_brute_force_masks(dfa, vocab, eos_id)
+    assert index.levels is not index.trie  # these patterns walk the class-string trie
     for walk in ("sparse", "dense"):  # each expansion on its own (the default mixes them)
-        forced = TokenIndex(dfa, vocab, eos_id=eos_id, walk=walk)
-        for state in range(dfa.n_states):
-            assert np.array_equal(forced.mask(state), want[state]), (name, walk, state)
+        for compress in (True, False):  # over class strings and over bytes
+            forced = TokenIndex(dfa, vocab, eos_id=eos_id, walk=walk, compress=compress)
+            for state in range(dfa.n_states):
+                assert np.array_equal(forced.mask(state), want[state]), (name, walk, compress, state)
     rng = random.Random(name)
     for state in range(dfa.n_states):
         mask = index.mask(state)
@@ -477,3 +488,21 @@ def test_concurrent_use_of_a_lazy_automaton(cl100k):
             assert np.array_equal(mask, eager.mask(state))
             state = eager.next_state(state, token)
             assert state != DEAD
+
+
+@settings(max_examples=40, deadline=None)
+@given(vocab=vocabularies, classes=st.lists(st.integers(0, 3), min_size=256, max_size=256))
+def test_class_trie_merges_exactly_the_tokens_with_equal_class_strings(vocab, classes):
+    """The oracle: map each token's bytes to its class string in plain Python and compare."""
+    trie = VocabTrie(vocab)
+    _, class_of_byte = np.unique(classes, return_inverse=True)
+    merged = class_trie(trie, class_of_byte)
+    strings = [bytes(int(class_of_byte[b]) for b in t) if t else None for t in vocab]
+    prefixes = {s[:i] for s in strings if s for i in range(1, len(s) + 1)}
+    assert merged.n_nodes == 1 + len(prefixes)
+    for i, a in enumerate(strings):
+        for j, b in enumerate(strings):
+            if a and b:
+                assert (merged.token_node[i] == merged.token_node[j]) == (a == b)
+        if not a:
+            assert merged.token_node[i] == merged.n_nodes  # never allowed
