@@ -161,6 +161,12 @@ class DFA:
             separators=(",", ":"),
         )
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows a DFA as a drawing (`brzozowski.draw`); too large to draw: None."""
+        from .draw import MAX_DRAWN_STATES, dfa_svg
+
+        return dfa_svg(self) if self.n_states <= MAX_DRAWN_STATES else None
+
     def to_dot(self) -> str:
         """Graphviz DOT text: double circles accept, edges labelled with byte ranges."""
         lines = [
