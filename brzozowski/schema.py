@@ -74,6 +74,15 @@ TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 #: refuses repeat counts over MAX_REPEAT_COUNT (larger bounds would cost that many automaton states).
 MAX_ITEMS = MAX_REPEAT_COUNT + 1
 
+#: The longest regex built. A list repeats its item ("item(,item)*") and an object repeats its
+#: members after leading optional ones (the from-the-end construction), so nesting multiplies the
+#: size; past this length parsing alone takes seconds, and a SchemaError names the place instead.
+MAX_REGEX_LENGTH = 4_000_000
+
+#: The deepest nesting of schemas accepted. Real tool schemas nest a few levels; a deeper (or a
+#: cyclic, Python-built) schema gets a SchemaError here instead of a RecursionError.
+MAX_DEPTH = 64
+
 _OBJECT_KEYWORDS = ("properties", "required", "additionalProperties")
 _ARRAY_KEYWORDS = ("items", "minItems", "maxItems")
 _VALUE_KEYWORDS = ("type", "enum", "const", "anyOf")
@@ -209,7 +218,27 @@ def _json_type_of(value: Any, t: str) -> bool:
 class _Compiler:
     """One recursive pass over the schema; `ptr` is always the JSON pointer of the node at hand."""
 
+    def __init__(self) -> None:
+        self.depth = 0
+
     def schema(self, node: Any, ptr: str, holder: str | None) -> str:
+        if self.depth >= MAX_DEPTH:
+            raise SchemaError(f"schemas nest deeper than {MAX_DEPTH} levels (or the schema is cyclic)", ptr, holder)
+        self.depth += 1
+        try:
+            regex = self._schema(node, ptr, holder)
+        finally:
+            self.depth -= 1
+        if len(regex) > MAX_REGEX_LENGTH:
+            raise SchemaError(
+                f"the regex of this schema would be longer than {MAX_REGEX_LENGTH:,} characters "
+                "(nested arrays and objects with leading optional properties repeat their contents)",
+                ptr,
+                holder,
+            )
+        return regex
+
+    def _schema(self, node: Any, ptr: str, holder: str | None) -> str:
         if not isinstance(node, dict):
             what = "a boolean schema" if isinstance(node, bool) else type(node).__name__
             raise SchemaError(

@@ -578,6 +578,38 @@ def test_non_dict_schema_is_refused(schema):
     assert info.value.pointer == "" and info.value.keyword is None
 
 
+def test_deep_or_cyclic_schemas_are_refused_not_a_recursion_error():
+    from brzozowski.schema import MAX_DEPTH
+
+    deep = {"type": "null"}
+    for _ in range(MAX_DEPTH - 1):
+        deep = {"type": "object", "properties": {"a": deep}, "required": ["a"]}
+    doc = b'{"a":' * (MAX_DEPTH - 1) + b"null" + b"}" * (MAX_DEPTH - 1)
+    assert matches(json_schema_to_regex(deep), doc)
+    with pytest.raises(SchemaError) as info:
+        json_schema_to_regex({"type": "array", "items": deep})
+    assert info.value.keyword == "properties" and info.value.pointer == "/items" + "/properties/a" * (MAX_DEPTH - 1)
+    cyclic = {"type": "object", "properties": {}}
+    cyclic["properties"]["self"] = cyclic
+    with pytest.raises(SchemaError) as info:
+        json_schema_to_regex(cyclic)
+    assert info.value.keyword == "properties" and info.value.pointer.startswith("/properties/self/properties/self")
+
+
+def test_a_regex_that_would_blow_up_is_refused():
+    from brzozowski.schema import MAX_REGEX_LENGTH
+
+    nested = {"type": "string"}
+    depth = 0
+    while len(json_schema_to_regex(nested)) * 2 <= MAX_REGEX_LENGTH:
+        nested = {"type": "array", "items": nested}  # each list level writes its item twice
+        depth += 1
+    with pytest.raises(SchemaError) as info:
+        json_schema_to_regex({"type": "object", "properties": {"x": {"type": "array", "items": nested}}})
+    assert info.value.keyword == "properties" and info.value.pointer == "/properties/x"
+    assert depth < 20
+
+
 def test_annotations_are_accepted_and_ignored():
     plain = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
     annotated = {
