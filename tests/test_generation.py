@@ -1,0 +1,206 @@
+"""Constrained generation end to end: JSON schema -> regex -> DFA -> masks over a real byte-level
+vocabulary -> seeded sampling. Every finished document must parse and validate (seed §4,
+test_constrained_generation_parses), and the `schema` and `demo` commands must say so too.
+
+The "model" here is a stand-in written for this test (seeded noise plus a small bias toward short
+ASCII tokens and toward ending long values), independent of the demo's. It knows nothing of the
+schema: only the constraint makes the documents valid. Oracles: strict UTF-8 decoding, json.loads
+(no NaN, no duplicate keys), jsonschema, Python's re and our DFA.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import jsonschema
+import numpy as np
+import pytest
+
+from brzozowski import DEAD, json_schema_to_regex, regex_to_dfa
+from brzozowski.cli import DEMO_SCHEMA, main
+from brzozowski.constraint import Constraint, constrained_sample
+from brzozowski.masks import TokenIndex
+from brzozowski.sampling import SamplingParams
+from brzozowski.vocab import load_tiktoken_vocab
+
+TOOL_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"enum": ["search_flights", "book_hotel"]},
+        "arguments": {
+            "type": "object",
+            "properties": {
+                "origin": {"type": "string"},
+                "destination": {"type": "string"},
+                "passengers": {"type": "integer"},
+                "budget": {"type": ["number", "null"]},
+                "cabin": {"enum": ["economy", "business"]},
+                "flexible": {"type": "boolean"},
+                "stops": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
+            },
+            "required": ["origin", "destination", "passengers", "budget"],
+            "additionalProperties": False,
+        },
+        "id": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+    },
+    "required": ["name", "arguments"],
+}
+
+N_REQUESTS = 40
+MIN_FINISHED = 30
+MAX_TOKENS = 160
+
+
+@pytest.fixture(scope="module")
+def cl100k():
+    return load_tiktoken_vocab("cl100k_base")
+
+
+def _is_tricky(b: bytes) -> bool:
+    """Tokens that break JSON if a constraint lets them through: control bytes, bytes that are not
+    UTF-8 by themselves (half characters), escapes, and the characters of malformed numbers."""
+    try:
+        b.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return re.search(rb"[\x00-\x1f\x7f\\]|^[eE.+\-0]", b) is not None
+
+
+class _Model:
+    """Test stand-in: noise + bias toward short ASCII tokens; long strings/numbers push toward ending.
+
+    An adversarial stand-in (``tricky=True``) also prefers the tokens a loose constraint would let
+    break the JSON (`_is_tricky`): the guarantee must hold whatever the model wants.
+    """
+
+    def __init__(self, vocab, eos_id, tricky=False):
+        short = re.compile(rb' ?[A-Za-z0-9]{1,8}|[\[\]{}",:]{1,3}')
+        self.bias = np.array([-np.inf if not b else (2.0 if short.fullmatch(b) else 0.0) for b in vocab])
+        if tricky:
+            # single bytes most of all: "e", "-", "0", "\x0a", a lone lead byte
+            self.bias += np.array([(3.0 + 3.0 * (len(b) == 1)) if b and _is_tricky(b) else 0.0 for b in vocab])
+        self.bias[eos_id] = 3.0
+        self.tricky = tricky
+        self.quote = np.array([bool(b) and b[:1] == b'"' for b in vocab], dtype=float)
+        self.closer = np.array([bool(b) and b[:1] in (b",", b"}", b"]") for b in vocab], dtype=float)
+        # noise drawn once; each step reads a window at a random offset (a fresh draw of 100k
+        # normals per step would cost more than everything else in the step)
+        self.noise = np.random.default_rng(0).standard_normal(len(vocab) + 65536)
+
+    def logits(self, text: bytes, rng: np.random.Generator) -> np.ndarray:
+        start = int(rng.integers(65536))
+        x = self.bias + self.noise[start:start + len(self.bias)]
+        quotes = len(re.findall(rb'(?<!\\)"', text.replace(b"\\\\", b"")))
+        if quotes % 2:  # inside a string: the longer it is, the likelier it ends
+            x += 0.3 * (len(text) - text.rfind(b'"')) * self.quote
+        elif self.tricky and text[-1:] in (b"e", b"E", b"+", b"-", b"."):
+            x += 6.0 * self.closer  # try to end a number where it would be malformed
+        elif text[-1:].isdigit():
+            x += 1.0 * (len(text) - len(text.rstrip(b"0123456789.eE+-"))) * self.closer
+        return x
+
+
+def _strict_loads(doc: bytes):
+    def pairs(items):
+        keys = [k for k, _ in items]
+        assert len(keys) == len(set(keys)), f"duplicate keys {keys}"
+        return dict(items)
+
+    def constant(name):
+        raise AssertionError(f"{name} is not JSON")
+
+    return json.loads(doc.decode("utf-8"), object_pairs_hook=pairs, parse_constant=constant)
+
+
+def test_constrained_generation_parses(cl100k):
+    vocab, eos = cl100k
+    assert len(vocab) >= 100_000 and eos is not None
+    regex = json_schema_to_regex(TOOL_SCHEMA)
+    dfa = regex_to_dfa(regex)
+    index = TokenIndex(dfa, vocab, eos_id=eos)
+    models = [_Model(vocab, eos), _Model(vocab, eos, tricky=True)]
+    validator = jsonschema.Draft202012Validator(TOOL_SCHEMA)
+    settings = [SamplingParams(temperature=1.0), SamplingParams(temperature=0.7, top_k=50)]
+
+    finished = []
+    for i in range(N_REQUESTS):
+        rng = np.random.default_rng([2026, i])
+        model, params = models[i % 2], settings[i // 2 % 2]
+        c = Constraint(index)
+        history: list[int] = []
+        text = b""
+        while len(history) < MAX_TOKENS:
+            token, _ = constrained_sample(model.logits(text, rng), c, params, history, rng)
+            if c.done:
+                break
+            history.append(token)
+            text += vocab[token]
+            assert dfa.step(0, text) == c.state != DEAD  # the constraint follows the text exactly
+        if not c.done:
+            continue  # an unfinished text is still a prefix of the language (checked at each step)
+        finished.append(text)
+        value = _strict_loads(text)
+        errors = [e.message for e in validator.iter_errors(value)]
+        assert not errors, (text, errors)
+        assert re.fullmatch(regex.encode(), text) and dfa.matches(text)
+
+    assert len(finished) >= MIN_FINISHED, f"only {len(finished)} of {N_REQUESTS} finished in {MAX_TOKENS} tokens"
+    # the documents differ, and optional arguments are sometimes there and sometimes not
+    assert len(set(finished)) == len(finished)
+    optional = [any(k in t for k in (b'"cabin"', b'"flexible"', b'"stops"')) for t in finished]
+    assert any(optional) and not all(optional)
+
+
+def test_demo_runs_and_every_finished_document_validates(capsys):
+    status = main(["demo", "--vocab", "cl100k_base", "-n", "4", "--seed", "3", "--max-tokens", "120"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "STAND-IN" in out and "not a language model" in out
+    docs = [line for line in out.splitlines() if line.startswith("[")]
+    assert len(docs) == 4
+    validator = jsonschema.Draft202012Validator(DEMO_SCHEMA)
+    n_valid = 0
+    for line in docs:
+        if "unfinished" in line:
+            continue
+        assert "valid (jsonschema)" in line and "INVALID" not in line, line
+        validator.validate(json.loads(line.split(": ", 1)[1]))  # the printed document itself
+        n_valid += 1
+    assert n_valid >= 3
+    for timing in ("compile:", "first mask:", "per-token mask:"):
+        assert timing in out
+
+
+def test_demo_with_a_schema_file_and_a_refused_schema(tmp_path, capsys):
+    good = tmp_path / "tool.json"
+    good.write_text(json.dumps({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}))
+    assert main(["demo", "--schema", str(good), "--vocab", "cl100k_base", "-n", "2", "--max-tokens", "40"]) == 0
+    out = capsys.readouterr().out
+    assert out.count('{"ok":') == 2 and "valid (jsonschema)" in out
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}}))
+    assert main(["demo", "--schema", str(bad), "--vocab", "cl100k_base"]) == 2
+    err = capsys.readouterr().err
+    assert "maxLength" in err and "/properties/a/maxLength" in err
+
+
+def test_schema_command_prints_regex_dfa_size_and_valid_samples(tmp_path, capsys):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(TOOL_SCHEMA))
+    assert main(["schema", str(path), "-n", "5", "--seed", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    regex = json_schema_to_regex(TOOL_SCHEMA)
+    assert out[1] == regex
+    n_states = regex_to_dfa(regex).n_states
+    assert any(line.startswith(f"DFA: {n_states} states") for line in out)
+    samples = out[-5:]
+    for line in samples:
+        jsonschema.validate(_strict_loads(line.strip().encode()), TOOL_SCHEMA)
+
+    for bad, expected in [("missing.json", "cannot read"), ("notjson.json", "not JSON")]:
+        if bad == "notjson.json":
+            (tmp_path / bad).write_text("{nope")
+        assert main(["schema", str(tmp_path / bad)]) == 2
+        assert expected in capsys.readouterr().err
