@@ -20,35 +20,49 @@ automaton interface: ``start``, ``row(s)``, ``is_accepting(s)``, ``step(s, data)
 How a mask is computed
 ----------------------
 The vocabulary becomes a byte trie (`VocabTrie`), built once per vocabulary and shared by every
-index over it (it does not depend on the pattern). Its nodes are numbered level by level (the root,
-then every 1-byte prefix, then every 2-byte prefix, ...) and stored as flat numpy arrays: the
-parent and the last byte of each node, the range of its children, and for each token the node
-where it ends. A mask is one walk from the state down the levels, keeping the automaton state of
-every trie node in one int32 array. Each level advances in one of two vectorized ways:
+index over it. Its nodes are numbered level by level (the root, then every 1-byte prefix, then
+every 2-byte prefix, ...) and stored as flat numpy arrays (`TrieLevels`): each node's parent and
+byte, the range of its children, the tokens ending at it. A mask is one walk from the state down
+the levels. A node's automaton state is kept as an int32 *code*, ``(s + 1) * 256``, with DEAD = 0,
+so that code + byte is directly the index of the transition in a flat table whose first row is
+DEAD -> DEAD. Each level advances in one of two vectorized ways:
 
-- *sparse*: only the children of the live nodes of the level above are expanded (one gather per
-  level through the transition table). A dead node's subtree is never visited: every token under
-  it starts with a dead prefix. Restrictive states (the usual case: a date, a number, a JSON
-  punctuation state) touch a few hundred nodes and cost tens of microseconds.
-- *dense*: when at least 1/`DENSE_FRACTION` of the level above is alive, expanding the whole level
-  with one gather is cheaper than selecting live children. The transition table has an extra last
-  row for DEAD that maps every byte to DEAD, so the children of dead nodes come out dead without a
-  branch (DEAD = -1 indexes that last row).
+- *sparse*: only the children of the live nodes of the level above are expanded: one gather
+  through the table for them. A dead node's subtree is never visited, since every token under it
+  starts with a dead prefix. Restrictive states (a date, a number, JSON punctuation) touch a few
+  hundred nodes.
+- *dense*: when at least 1/`DENSE_FRACTION` of the level above is alive, or the level is small,
+  the whole level is expanded with one gather (children of dead nodes come out DEAD through the
+  DEAD row, without a branch). Measured: ~3 ns per node dense against ~25 ns per child sparse.
 
-The token mask is then one gather: ``node_state[token_node] >= 0``. Over a `LazyDFA` the walk
-gathers through a local copy of the rows it has met, filled with ``automaton.row(s)`` for the
-states of a level that have no row yet; over a `DFA` it uses the complete ``trans`` table.
+The mask is then either a scatter of the few tokens ending at live nodes, or one gather of node
+liveness over the vocabulary. Over a `LazyDFA` the walk gathers through a local copy of the rows
+it has met, filled with ``automaton.row(s)`` the first time a level holds state s; over a `DFA`
+it uses the complete ``trans`` table, re-coded once.
 
-Why a byte trie and not deduplicated byte-class strings (the alternative in DESIGN.md)? Measured
-on this machine (numpy 2.4, one core), o200k_base: the trie has 421,660 nodes (cl100k_base:
-216,749) and a walk in which every node stays alive (the worst case, e.g. ``[^"]*``) costs
-about 1.5 ms (cl100k: 0.8 ms); restrictive states cost 0.02-0.2 ms. Mapping tokens to class
-strings must be redone for every pattern (the classes are the pattern's), costs ~90 ms for
-o200k_base before the trie over the class strings is even built, and for a 10-property JSON
-schema (55 byte classes) it only shrinks the trie from 421,660 to 196,802 nodes. The byte trie
-is built once per vocabulary (~0.3 s for o200k_base) and shared, so the time to the first mask
-of a new pattern is the automaton plus one walk. Rerun: ``brzozowski masks PATTERN --vocab
-o200k_base``.
+Over a DFA, whose byte classes are known (bytes with equal columns in ``trans`` lead everywhere to
+the same states), the walk can use the trie of the tokens' *class strings* instead (`class_trie`,
+DESIGN.md's alternative): tokens that agree class by class share nodes, and a node's byte is its
+class's lowest byte, so the walk is the same code. It is built per byte partition (vectorized from
+the byte trie, shared between indexes) and used when it has at most `COMPRESS_BELOW` of the byte
+trie's nodes. Measured (CPU time, min of 3, numpy 2.4, on a shared and loaded 2-core machine;
+rerun ``brzozowski masks PATTERN --vocab o200k_base``), o200k_base, byte trie 421,661 nodes
+(cl100k_base 216,750), built once per vocabulary in ~0.3 s:
+
+=================  ======  ===============  ===========  ==================  ===================
+workload           states  class-trie nodes  build (ms)  cold p99, bytes     cold p99, classes
+=================  ======  ===============  ===========  ==================  ===================
+date                   14              737           20  0.10 ms             0.07 ms
+email                   7            2,029           23  3.5 ms              1.3 ms
+``[^\n]*``              1              438           20  2.5 ms              1.3 ms
+tool-call schema      132          212,947           72  1.5 ms              2.0 ms
+10-property schema    388          221,719           95  2.6 ms              1.9 ms
+=================  ======  ===============  ===========  ==================  ===================
+
+Few-class patterns merge the vocabulary to a few thousand nodes; a JSON schema's ~50 classes
+(each letter of a property name is its own class) still halve it. Cold-mask medians are
+0.04-0.15 ms in every row; the p99 comes from the states inside JSON strings, where ~98% of the
+vocabulary is allowed. A cached mask costs 2-5 us.
 
 Caching and eviction
 --------------------
