@@ -506,3 +506,27 @@ def test_class_trie_merges_exactly_the_tokens_with_equal_class_strings(vocab, cl
                 assert (merged.token_node[i] == merged.token_node[j]) == (a == b)
         if not a:
             assert merged.token_node[i] == merged.n_nodes  # never allowed
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def test_cli_masks_prints_counts_and_timings(tmp_path, capsys):
+    import base64
+
+    from brzozowski.cli import main
+
+    path = tmp_path / "hand.tiktoken"
+    tokens = [t for t in HAND_VOCAB if t]  # a .tiktoken file holds no specials or empty tokens
+    path.write_text("".join(f"{base64.b64encode(t).decode()} {i}\n" for i, t in enumerate(tokens)))
+    assert main(["masks", HAND, "--vocab", str(path), "--states", "7", "--repeats", "2"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.split() and line.split()[0].isdigit()]
+    index = TokenIndex(regex_to_dfa(HAND), tokens)
+    assert [int(r[0]) for r in rows] == list(range(7))
+    assert [int(r[2]) for r in rows] == [int(index.mask(s).sum()) for s in range(7)]
+    assert [r[1] for r in rows] == ["no"] * 5 + ["yes"] * 2
+    assert "cold mask" in out and "warm mask" in out
+    assert main(["masks", "a{2,1}", "--vocab", str(path)]) == 2  # a located error, no traceback
+    assert main(["masks", HAND, "--vocab", str(tmp_path / "missing")]) == 2
+    assert "no vocabulary" in capsys.readouterr().err
