@@ -39,8 +39,9 @@ The subset (seed spec §2.5):
 - Pure annotations (``title``, ``description``, ``$comment``, ``examples``, ``default``,
   ``$schema``) are accepted and ignored.
 
-Every other keyword, a ``required`` name that is not a property, an unknown type and a malformed
-schema raise `SchemaError(message, pointer, keyword)`. The pointer (RFC 6901) is the place of the
+Every other keyword, a ``required`` name that is not a property, an unknown type, a malformed
+schema, and a schema nested deeper than `MAX_DEPTH` or whose regex would exceed `MAX_REGEX_LENGTH`
+raise `SchemaError(message, pointer, keyword)`. The pointer (RFC 6901) is the place of the
 offending value in the schema (``/properties/city/pattern``, ``/required/1``), or the place of the
 schema that lacks something (an array without ``items``).
 
