@@ -151,15 +151,17 @@ def _python_layout(dfa: DFA, notes: dict[int, str]) -> str:
     for state in range(dfa.n_states):
         columns[depth.get(state, n_columns - 1)].append(state)
 
+    loop_below = {c[-1] for c in columns if len(c) > 1}
     widest = max((len(_cut(label)) for label in labels.values()), default=0)
     column_gap = max(_MIN_COLUMN_GAP, widest * _CHAR_WIDTH + 2 * _RADIUS + 24)
     tallest = max(len(c) for c in columns)
+    row_gap = _ROW_GAP + (30 if notes else 0)  # room for a note and the self-loop of the next row
     top = _MARGIN + 40  # room for self-loops and arcs above the first row
     position: dict[int, tuple[float, float]] = {}
     for c, states in enumerate(columns):
-        offset = (tallest - len(states)) * _ROW_GAP / 2
+        offset = (tallest - len(states)) * row_gap / 2
         for r, state in enumerate(states):
-            position[state] = (_MARGIN + 40 + c * column_gap, top + offset + r * _ROW_GAP)
+            position[state] = (_MARGIN + 40 + c * column_gap, top + offset + r * row_gap)
 
     parts: list[str] = []
     inf = float("inf")
@@ -180,14 +182,15 @@ def _python_layout(dfa: DFA, notes: dict[int, str]) -> str:
         label = _cut(labels[(s, t)])
         full = escape(_show(ranges))
         (x1, y1), (x2, y2) = position[s], position[t]
-        if s == t:  # a loop above the state
-            a, b = math.radians(-125), math.radians(-55)
+        if s == t:  # a loop above the state (below the lowest state of a crowded column)
+            up = -1 if s not in loop_below else 1
+            a, b = math.radians(-125 * -up), math.radians(-55 * -up)
             sx, sy = x1 + _RADIUS * math.cos(a), y1 + _RADIUS * math.sin(a)
             ex, ey = x1 + _RADIUS * math.cos(b), y1 + _RADIUS * math.sin(b)
-            path = (f"M{sx:.1f},{sy:.1f} C{sx - 22:.1f},{sy - 42:.1f} "
-                    f"{ex + 22:.1f},{ey - 42:.1f} {ex:.1f},{ey:.1f}")
-            lx, ly = x1, y1 - _RADIUS - 36
-            grow(x1, y1 - _RADIUS - 50, len(label) * _CHAR_WIDTH / 2, 0)
+            path = (f"M{sx:.1f},{sy:.1f} C{sx - 22:.1f},{sy + 42 * up:.1f} "
+                    f"{ex + 22:.1f},{ey + 42 * up:.1f} {ex:.1f},{ey:.1f}")
+            lx, ly = x1, y1 + up * (_RADIUS + 36) + (9 if up > 0 else 0)
+            grow(x1, y1 + up * (_RADIUS + 50), len(label) * _CHAR_WIDTH / 2, 0)
         else:
             adjacent = depth.get(t, -1) == depth.get(s, -1) + 1
             dx, dy = x2 - x1, y2 - y1
@@ -197,6 +200,8 @@ def _python_layout(dfa: DFA, notes: dict[int, str]) -> str:
                 bend = 0.0  # the usual case: straight to the next column
             elif depth.get(s, -1) == depth.get(t, -1) + 1 and (t, s) in labels:
                 bend = 22.0  # the way back between neighbours: just apart from the way there
+            elif depth.get(s, -1) == depth.get(t, -1):
+                bend = 18 + 0.45 * distance  # within a column: wide, to keep its middle free
             else:
                 bend = 18 + 0.22 * distance
             # The control point sits `bend` to the left of the direction of travel.
@@ -225,8 +230,9 @@ def _python_layout(dfa: DFA, notes: dict[int, str]) -> str:
         note = ""
         if state in notes:
             text = _cut(notes[state], 2 * MAX_LABEL_CHARS)
-            note = f'<text x="{x:.1f}" y="{y + _RADIUS + 15:.1f}" class="note">{escape(text)}</text>'
-            grow(x, y + _RADIUS + 20, len(text) * _CHAR_WIDTH / 2, 0)
+            below = y + _RADIUS + (60 if state in loop_below else 15)
+            note = f'<text x="{x:.1f}" y="{below:.1f}" class="note">{escape(text)}</text>'
+            grow(x, below + 5, len(text) * _CHAR_WIDTH / 2, 0)
         kind = "accepting" if accepting else "not accepting"
         parts.append(
             f'<g class="state"><title>state {state} ({kind})</title>{circles}'
