@@ -1,0 +1,384 @@
+"""The golden masks file: our TokenIndex, Constraint and tables against it; its regeneration; the
+derivative oracle against TokenIndex on random patterns; corrupted files reported by case and step.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import brzozowski.dfa
+import brzozowski.lazy
+import brzozowski.masks
+from brzozowski.cli import main
+from brzozowski.constraint import Constraint
+from brzozowski.dfa import regex_to_dfa
+from brzozowski.errors import GoldenMismatchError
+from brzozowski.golden import (
+    CASES,
+    DEFAULT_GOLDEN_PATH,
+    EDGE_VOCAB,
+    FORMAT,
+    HAND_VOCAB,
+    TOOL_SCHEMA,
+    VERSION,
+    Oracle,
+    _walk,
+    PathSpec,
+    assert_golden,
+    build_golden,
+    check_golden,
+    dumps_golden,
+    ids_to_ranges,
+    load_golden,
+    ranges_to_ids,
+    rows_to_trans,
+    table_rows,
+)
+from brzozowski.lazy import LazyDFA
+from brzozowski.masks import TokenIndex
+from brzozowski.schema import json_schema_to_regex
+
+from .strategies import ALPHABET, patterns
+
+README = DEFAULT_GOLDEN_PATH.parent / "README.md"
+
+
+@pytest.fixture(scope="module")
+def golden() -> dict:
+    return load_golden(DEFAULT_GOLDEN_PATH)
+
+
+def _case(data: dict, name: str) -> dict:
+    return next(c for c in data["cases"] if c["name"] == name)
+
+
+# -- the file against our implementation ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("automaton", ["dfa", "lazy"])
+def test_masks_match_the_golden_file(golden, automaton):
+    """Our masks and Constraint.is_complete equal the file at every recorded step (over the
+    canonical DFA and over a LazyDFA), and our canonical tables equal the recorded ones."""
+    mismatches = check_golden(golden, automaton=automaton)
+    assert mismatches == [], "\n".join(map(str, mismatches))
+    # the same, spelled out without the checker, for the tables
+    for case in golden["cases"]:
+        dfa = regex_to_dfa(case["regex"])
+        assert dfa.n_states == case["tables"]["n_states"], case["name"]
+        assert np.flatnonzero(dfa.accept).tolist() == case["tables"]["accepting"], case["name"]
+        assert np.array_equal(rows_to_trans(case["tables"]["trans"]), dfa.trans), case["name"]
+
+
+def test_the_hand_example_in_the_file_is_the_spec_table(golden):
+    """Spec §3: the masks of states 0, 3, 5, 6 over its 15-token vocabulary, as the file records them."""
+    vocab = golden["vocabularies"]["hand"]
+    assert [None if h is None else bytes.fromhex(h) for h in vocab["tokens"]] == HAND_VOCAB
+    assert vocab["eos_id"] == 13 and vocab["special_ids"] == [13]
+    case = _case(golden, "hand_example")
+    masks = [ranges_to_ids(m) for m in case["masks"]]
+    spec = {b"": [0, 4, 8, 9, 10], b"ca": [2, 3, 11], b"cat": [7, 13], b"cats": [13]}
+    seen = set()
+    for path in case["paths"]:
+        text = b""
+        for k, m in enumerate(path["mask"]):
+            if text in spec:
+                assert masks[m] == spec[text], (text, masks[m])
+                seen.add(text)
+            assert path["complete"][k] == bool(re.fullmatch(rb"(cat|car|dog)s?", text))
+            if k < len(path["tokens"]) and path["tokens"][k] != 13:
+                text += HAND_VOCAB[path["tokens"][k]]
+    assert seen == set(spec)
+
+
+def test_the_file_has_the_cases_and_paths_the_issue_asks_for(golden):
+    assert golden["format"] == FORMAT and golden["version"] == VERSION
+    names = [c["name"] for c in golden["cases"]]
+    assert names == [spec.name for spec in CASES]
+    assert {"hand_example", "tool_call", "utf8_strings", "bounded_repeats", "optional_properties",
+            "enum_anyof"} <= set(names)
+    subset = golden["vocabularies"]["o200k_subset"]
+    tokens = [None if h is None else bytes.fromhex(h) for h in subset["tokens"]]
+    assert len(tokens) >= 3000
+    assert {t for t in tokens if t is not None and len(t) == 1} == {bytes([b]) for b in range(256)}
+    assert subset["special_ids"] == [i for i, t in enumerate(tokens) if t is None]
+    assert subset["eos_id"] in subset["special_ids"]
+    assert len(ranges_to_ids(subset["source"]["original_ids"])) == len(tokens)
+
+    def utf8(t: bytes) -> bool:
+        try:
+            t.decode()
+        except UnicodeDecodeError:
+            return False
+        return True
+
+    multi = [t for t in tokens if t and len(t) >= 2 and not t.isascii()]
+    assert sum(map(utf8, multi)) >= 500 and sum(not utf8(t) for t in multi) >= 300  # half characters
+    assert sum(1 for t in tokens if t and t.strip(b" ") and set(t) <= set(b'{}[]":,')) >= 50
+    for case in golden["cases"]:
+        paths = case["paths"]
+        assert len(paths) >= 4, case["name"]
+        assert any(p["ends_with_eos"] for p in paths), case["name"]
+        for p in paths:
+            steps = len(p["tokens"]) + (0 if p["ends_with_eos"] else 1)
+            assert len(p["mask"]) == len(p["complete"]) == steps, (case["name"], p["policy"])
+    for name in ("tool_call", "utf8_strings"):
+        longest = max(len(p["tokens"]) for p in _case(golden, name)["paths"])
+        assert longest >= 100, name
+    # the UTF-8 case walks through the refusal edges: after E0, ED, F0 and F4 the file's masks
+    # refuse exactly the overlong / surrogate / beyond-U+10FFFF single-byte continuations
+    case = _case(golden, "utf8_strings")
+    masks = [set(ranges_to_ids(m)) for m in case["masks"]]
+    single = {t[0]: i for i, t in reversed(list(enumerate(tokens))) if t is not None and len(t) == 1}
+    refused = {0xE0: range(0x80, 0xA0), 0xED: range(0xA0, 0xC0), 0xF0: range(0x80, 0x90),
+               0xF4: range(0x90, 0xC0)}
+    checked = set()
+    for p in case["paths"]:
+        for k, t in enumerate(p["tokens"]):
+            if tokens[t] and len(tokens[t]) == 1 and tokens[t][0] in refused and k + 1 < len(p["mask"]):
+                allowed = masks[p["mask"][k + 1]]
+                lead = tokens[t][0]
+                assert not {single[b] for b in refused[lead]} & allowed, hex(lead)
+                assert single[{0xE0: 0xA0, 0xED: 0x9F, 0xF0: 0x90, 0xF4: 0x8F}[lead]] in allowed
+                checked.add(lead)
+    assert checked == set(refused)
+
+
+def test_the_readme_documents_every_key_of_the_file(golden):
+    """fixtures/README.md names every key that occurs in the file (as `key`)."""
+    documented = set(re.findall(r"`([a-z0-9_]+)`", README.read_text(encoding="utf-8")))
+    keys: set[str] = set()
+
+    def collect(value):
+        if isinstance(value, dict):
+            keys.update(value)
+            for v in value.values():
+                collect(v)
+        elif isinstance(value, list):
+            for v in value:
+                collect(v)
+
+    collect(golden)
+    assert keys - documented == set()
+    for case in golden["cases"]:
+        assert f"`{case['name']}`" in README.read_text(encoding="utf-8")
+
+
+def test_regenerating_reproduces_the_file_byte_for_byte():
+    text = dumps_golden(build_golden())
+    recorded = DEFAULT_GOLDEN_PATH.read_bytes()
+    assert text.encode("ascii") == recorded, (
+        "fixtures/masks_golden.json is stale or generation is not deterministic: run "
+        "`brzozowski golden` and review the diff"
+    )
+    assert len(recorded) < 5_000_000
+
+
+# -- the oracle -----------------------------------------------------------------------------------
+
+
+def test_oracle_on_the_hand_example():
+    oracle = Oracle("(cat|car|dog)s?", HAND_VOCAB, eos_id=13)
+    assert oracle.mask_after(b"") == [0, 4, 8, 9, 10]
+    assert oracle.mask_after(b"ca") == [2, 3, 11]
+    assert oracle.mask_after(b"cat") == [7, 13]
+    assert oracle.mask_after(b"cats") == [13]
+    assert oracle.mask_after(b"x") == []  # nothing after a dead text
+    d = oracle.after(b"ca")
+    assert oracle.advance(d, 11).nullable and oracle.advance(d, 12) is oracle.after(b"xyz")
+    assert oracle.advance(oracle.after(b"cat"), 13) is oracle.after(b"cat")  # EOS: same text
+
+
+def test_oracle_never_allows_special_or_empty_tokens_and_eos_only_when_complete():
+    vocab = EDGE_VOCAB
+    oracle = Oracle(r"(?:a|b\x00|\xff\n){2,5}b{0,3}", vocab, eos_id=12)
+    for text in (b"", b"a", b"aa", b"ab\x00", b"aab", b"aaaaab"):
+        allowed = oracle.mask_after(text)
+        assert not {3, 4, 17} & set(allowed)
+        assert (12 in allowed) == bool(re.fullmatch(rb"(?:a|b\x00|\xff\n){2,5}b{0,3}", text))
+        assert (0 in allowed) == (5 in allowed)  # duplicate tokens agree
+
+
+def test_the_oracle_uses_no_automaton(monkeypatch):
+    """The oracle's masks and paths work with DFA, LazyDFA and TokenIndex unusable."""
+
+    def boom(*args, **kwargs):
+        raise AssertionError("the oracle touched an automaton")
+
+    monkeypatch.setattr(brzozowski.dfa, "regex_to_dfa", boom)
+    monkeypatch.setattr(brzozowski.lazy.LazyDFA, "__init__", boom)
+    monkeypatch.setattr(brzozowski.masks.TokenIndex, "__init__", boom)
+    monkeypatch.setattr(brzozowski.masks, "vocab_trie", boom)
+    import random
+
+    oracle = Oracle(json_schema_to_regex(json.loads(TOOL_SCHEMA)), EDGE_VOCAB + [b'{"', b"tool"], 12)
+    tokens = _walk(oracle, PathSpec("random", max_length=5), random.Random(1), "test")
+    assert tokens and tokens[0] == len(EDGE_VOCAB)  # only '{"' can start the document
+    assert oracle.mask_after(b'{"') == [len(EDGE_VOCAB) + 1]
+
+
+vocabularies = st.lists(
+    st.one_of(
+        st.none(),
+        st.binary(max_size=3).map(lambda bs: bytes(ALPHABET[b % len(ALPHABET)] for b in bs)),
+    ),
+    min_size=1,
+    max_size=14,
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=patterns, vocab=vocabularies, data=st.data())
+def test_oracle_and_token_index_agree_on_random_paths(pattern, vocab, data):
+    """Beyond the recorded cases: on random patterns and vocabularies, along a random path chosen
+    by the oracle, TokenIndex (over the DFA and over a LazyDFA) and Constraint agree with it."""
+    eos_id = data.draw(st.one_of(st.none(), st.integers(0, len(vocab) - 1)), label="eos_id")
+    oracle = Oracle(pattern, vocab, eos_id)
+    dfa = regex_to_dfa(pattern)
+    constraints = [
+        Constraint(TokenIndex(dfa, vocab, eos_id=eos_id)),
+        Constraint(TokenIndex(LazyDFA(pattern), vocab, eos_id=eos_id)),
+    ]
+    d = oracle.term
+    text = b""
+    for _ in range(data.draw(st.integers(0, 10), label="length")):
+        expected = list(oracle.allowed(d))
+        for c in constraints:
+            assert np.flatnonzero(c.mask()).tolist() == expected, (pattern, vocab, text)
+            assert c.is_complete() == d.nullable, (pattern, text)
+        assert d.nullable == dfa.matches(text)
+        if not expected:
+            break
+        t = data.draw(st.sampled_from(expected), label="token")
+        for c in constraints:
+            c.advance(t)
+        if t == eos_id:
+            assert all(c.done for c in constraints)
+            break
+        text += vocab[t]
+        d = oracle.advance(d, t)
+        assert d is oracle.after(text)
+        assert constraints[0].state == dfa.step(0, text)
+
+
+# -- encodings ------------------------------------------------------------------------------------
+
+
+@given(st.sets(st.integers(0, 300)))
+def test_id_ranges_round_trip(ids):
+    ranges = ids_to_ranges(sorted(ids))
+    assert ranges_to_ids(ranges) == sorted(ids)
+    assert all(lo <= hi for lo, hi in ranges)
+    assert all(a[1] + 1 < b[0] for a, b in zip(ranges, ranges[1:]))  # maximal: never touching
+
+
+def test_table_rows_round_trip_and_are_maximal():
+    dfa = regex_to_dfa(json_schema_to_regex({"type": "string"}))
+    rows = table_rows(dfa.trans)
+    assert np.array_equal(rows_to_trans(rows), dfa.trans)
+    for runs in rows:
+        for (lo1, hi1, t1), (lo2, _, t2) in zip(runs, runs[1:]):
+            assert hi1 < lo2 and not (hi1 + 1 == lo2 and t1 == t2)
+
+
+# -- corrupted files and broken implementations are reported --------------------------------------
+
+
+def _flip_one_id(data: dict, name: str, p: int, k: int, token: int) -> None:
+    """Toggle `token` in the mask of one step only (the shared mask is copied first)."""
+    case = _case(data, name)
+    ids = set(ranges_to_ids(case["masks"][case["paths"][p]["mask"][k]]))
+    ids ^= {token}
+    case["masks"].append(ids_to_ranges(sorted(ids)))
+    case["paths"][p]["mask"][k] = len(case["masks"]) - 1
+
+
+def test_a_corrupted_golden_file_is_reported_by_case_and_step(golden, tmp_path):
+    data = copy.deepcopy(golden)
+    # 1. one allowed id removed at one step: hand example, path 0 ("cat" "s" EOS), step 1 allows s, EOS;
+    #    we allow it and the file does not, so it is an extra id
+    _flip_one_id(data, "hand_example", 0, 1, 7)
+    # 2. one id added at one step deep in a long tool-call path: missing from our mask
+    tool = _case(data, "tool_call")
+    p = max(range(len(tool["paths"])), key=lambda i: len(tool["paths"][i]["tokens"]))
+    step = 100
+    allowed = set(ranges_to_ids(tool["masks"][tool["paths"][p]["mask"][step]]))
+    extra = min(set(range(len(data["vocabularies"]["o200k_subset"]["tokens"]))) - allowed)
+    _flip_one_id(data, "tool_call", p, step, extra)
+    # 3. one completeness flag flipped
+    data_case = _case(data, "bounded_repeats")
+    data_case["paths"][1]["complete"][3] ^= True
+    # 4. one table entry changed: the hand example's state 3 sends 'r' to 4 instead of 5
+    runs = _case(data, "hand_example")["tables"]["trans"][3]
+    assert runs == [[114, 114, 5], [116, 116, 5]]
+    runs[0][2] = 4
+
+    mismatches = check_golden(data, cases=["hand_example", "tool_call", "bounded_repeats"])
+    found = {(m.case, m.what, m.path, m.step): m for m in mismatches}
+    assert set(found) == {
+        ("hand_example", "mask", 0, 1),
+        ("tool_call", "mask", p, step),
+        ("bounded_repeats", "complete", 1, 3),
+        ("hand_example", "trans", None, None),
+    }, [str(m) for m in mismatches]
+    assert found["hand_example", "mask", 0, 1].extra == [7]
+    assert found["hand_example", "mask", 0, 1].missing == []
+    assert found["tool_call", "mask", p, step].missing == [extra]
+    assert found["tool_call", "mask", p, step].extra == []
+    assert "state 3" in found["hand_example", "trans", None, None].detail
+    assert "byte 0x72 -> 5 (file 4)" in found["hand_example", "trans", None, None].detail
+    assert str(found["hand_example", "mask", 0, 1]).startswith(
+        "case 'hand_example' path 0 step 1: mask: extra ids [7], missing ids []"
+    )
+
+    # the command line: exit status 1 and the report on stderr; the intact file passes
+    bad = tmp_path / "bad.json"
+    bad.write_text(dumps_golden(data), encoding="ascii")
+    with pytest.raises(GoldenMismatchError, match=r"case 'hand_example' path 0 step 1"):
+        assert_golden(bad, cases=["hand_example"])
+    assert main(["golden", "--check", "--path", str(bad), "--case", "hand_example"]) == 1
+    assert main(["golden", "--check", "--case", "hand_example", "--case", "bounded_repeats"]) == 0
+
+
+def test_a_wrong_recorded_token_or_accepting_state_is_reported(golden):
+    data = copy.deepcopy(golden)
+    case = _case(data, "hand_example")
+    case["paths"][1]["tokens"][0] = 12  # "x" instead of "dog": refused by our Constraint
+    case["tables"]["accepting"] = [5]
+    found = {(m.what, m.path, m.step): m for m in check_golden(data, cases=["hand_example"])}
+    assert ("token", 1, 0) in found and "not allowed" in found["token", 1, 0].detail
+    assert found["accepting", None, None].extra == [6]
+
+
+def test_a_broken_token_index_is_caught(golden, monkeypatch):
+    """Pitfall 4 (EOS allowed everywhere) in our TokenIndex: the file catches it."""
+    original = TokenIndex.mask
+
+    def eos_everywhere(self, state):
+        mask = original(self, state).copy()
+        mask[self.eos_id] = True
+        return mask
+
+    monkeypatch.setattr(TokenIndex, "mask", eos_everywhere)
+    mismatches = check_golden(golden, cases=["hand_example"])
+    assert mismatches and all(m.what == "mask" and m.extra == [13] for m in mismatches)
+    assert any(m.path == 0 and m.step == 0 for m in mismatches)
+
+
+def test_files_that_are_not_golden_files_are_refused(tmp_path):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"format": FORMAT, "version": VERSION + 1}))
+    with pytest.raises(GoldenMismatchError, match="version"):
+        load_golden(path)
+    path.write_text("[]")
+    with pytest.raises(GoldenMismatchError, match="not a golden file"):
+        load_golden(path)
+    with pytest.raises(GoldenMismatchError, match="cannot read"):
+        load_golden(tmp_path / "missing.json")
+    assert main(["golden", "--check", "--path", str(tmp_path / "missing.json")]) == 2
