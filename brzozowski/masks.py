@@ -168,6 +168,12 @@ class TrieLevels:
             local_parent.setflags(write=False)
             self.levels.append((lo, hi, local_parent, self.byte[lo:hi]))
 
+    @property
+    def nbytes(self) -> int:
+        """The memory held by the trie's arrays (the token bytes themselves not counted)."""
+        arrays = [a for a in vars(self).values() if isinstance(a, np.ndarray)]
+        return sum(a.nbytes for a in arrays) + sum(level[2].nbytes for level in self.levels)
+
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(vocab_size={self.vocab_size}, n_nodes={self.n_nodes}, "
                 f"depth={self.depth})")
@@ -526,10 +532,14 @@ class TokenIndex:
         return int(self.automaton.start)
 
     def cache_info(self) -> dict[str, int]:
-        """How many masks are cached, their bytes, the budget, and how many walks were made."""
+        """The mask cache (entries, bytes, budget), how many walks were made, and the memory of
+        the shared byte trie, of the class-string trie walked (0 if none), of the table."""
         with self._cache_lock:
             return {"entries": len(self._cache), "bytes": int(self._cache.currsize),
-                    "budget": self.cache_bytes, "walks": self.walks}
+                    "budget": self.cache_bytes, "walks": self.walks,
+                    "trie_bytes": self.trie.nbytes,
+                    "class_trie_bytes": self.levels.nbytes if self.levels is not self.trie else 0,
+                    "table_bytes": self._table.table.nbytes}
 
     # -- internals -------------------------------------------------------------------------------
 
