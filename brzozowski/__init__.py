@@ -17,6 +17,7 @@ from .errors import (
     TokenError,
     VocabularyError,
 )
+from .golden import Oracle, check_golden
 from .lazy import DEFAULT_MAX_STATES, LazyDFA
 from .masks import TokenIndex, VocabTrie, vocab_trie
 from .sampling import SamplingParams, SamplingParamsError, distribution, sample
@@ -34,6 +35,7 @@ __all__ = [
     "GoldenMismatchError",
     "LazyDFA",
     "MaskError",
+    "Oracle",
     "RegexSyntaxError",
     "SamplingParams",
     "SamplingParamsError",
@@ -45,6 +47,7 @@ __all__ = [
     "VocabularyError",
     "apply_mask",
     "bytes_to_unicode",
+    "check_golden",
     "constrained_sample",
     "distribution",
     "json_schema_to_regex",
