@@ -139,7 +139,7 @@ def measure(engines: list[str], pattern: str, repeats: int, budget: float, timeo
             out[e].update(states=r["states"], raw_states=r["raw_states"])
     for e in engines:
         out[e].update(cold=C.median(cold[e]) if cold[e] else None, warm=C.median(warm[e]) if warm[e] else None,
-                      runs=len(cold[e]), cold_all=cold[e])
+                      cold_min=min(cold[e]) if cold[e] else None, runs=len(cold[e]), cold_all=cold[e])
     return out
 
 
@@ -184,7 +184,8 @@ def main() -> None:
     for name, res in results.items():
         ours = res.get("brzozowski", {})
         row = [f"{name} ({res['pattern_chars']} chars)" if res["pattern_chars"] > 40 else name,
-               str(ours.get("states", "-")), C.fmt_ms(ours.get("cold")), C.fmt_ms(ours.get("warm"))]
+               str(ours.get("states", "-")), f"{C.fmt_ms(ours.get('cold'))} [{C.fmt_ms(ours.get('cold_min'))}]",
+               C.fmt_ms(ours.get("warm"))]
         for p in peers:
             r = res.get(p, {})
             st = "-" if "states" not in r else (
@@ -195,12 +196,14 @@ def main() -> None:
             elif r.get("cold") is None:
                 t, ratio = r.get("error", "-")[:40], "-"
             else:
-                t = C.fmt_ms(r["cold"])
-                ratio = C.fmt_ratio(r["cold"] / ours["cold"]) if ours.get("cold") else "-"
+                t = f"{C.fmt_ms(r['cold'])} [{C.fmt_ms(r['cold_min'])}]"
+                ratio = (f"{C.fmt_ratio(r['cold'] / ours['cold'])} [{C.fmt_ratio(r['cold_min'] / ours['cold_min'])}]"
+                         if ours.get("cold") else "-")
             row += [st, t, ratio]
         rows.append(row)
     print()
-    print("ratio = peer cold time / our cold time (each the median over fresh processes; >1 means we are faster)")
+    print("times: median [min] of the cold compiles, one per fresh process; ratio = peer / ours, of the medians"
+          " [of the minimums]; >1 means we are faster. On a loaded machine the minimum is the least disturbed run.")
     print(C.table(headers, rows))
     if a.json:
         Path(a.json).write_text(json.dumps(results, indent=1))

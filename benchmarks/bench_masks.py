@@ -321,14 +321,19 @@ def agree(args: dict) -> dict:
     V = ours.index.vocab_size
     unpack = lambda bm: np.unpackbits(bm.view(np.uint8), bitorder="little")[:V].astype(bool)  # noqa: E731
     out = {"steps": 0, "outlines_differs": 0, "llg_not_subset": 0, "llg_fewer": 0, "llg_excluded": 0,
-           "examples": []}
+           "examples": [], "outlines_examples": []}
+    show = lambda ids: [ours.trie.tokens[t].decode("latin-1") for t in ids[:6]]  # noqa: E731
     for i in range(len(tokens) + 1):
         m = ours.c.mask()
         llg._fill()
         oc.g.write_mask_into(oc.ptr, oc.n, 4)
         lm, om = unpack(llg.bm), unpack(oc.bm)
         out["steps"] += 1
-        out["outlines_differs"] += int(not np.array_equal(m, om))
+        if not np.array_equal(m, om):
+            out["outlines_differs"] += 1
+            if len(out["outlines_examples"]) < 2:
+                out["outlines_examples"].append(
+                    [i, "ours only", show(np.nonzero(m & ~om)[0]), "outlines only", show(np.nonzero(om & ~m)[0])])
         out["llg_not_subset"] += int(bool((lm & ~m).any()))
         extra = np.nonzero(m & ~lm)[0]
         if len(extra):
@@ -491,7 +496,8 @@ def report(R, prep, vocabs, workloads, engines) -> None:
             if "error" in g:
                 print(f"- {vocab} {w}: {g['error']}")
                 continue
-            print(f"- {vocab} {w}: {g['steps']} steps; outlines-core differs at {g['outlines_differs']}; "
+            oc_ex = f" (step, tokens: {g['outlines_examples'][:1]})" if g.get("outlines_examples") else ""
+            print(f"- {vocab} {w}: {g['steps']} steps; outlines-core differs at {g['outlines_differs']}{oc_ex}; "
                   f"llguidance not a subset at {g['llg_not_subset']}; llguidance allows fewer at {g['llg_fewer']} "
                   f"steps ({g['llg_excluded']} tokens in all; e.g. step, tokens: {g['examples'][:2]})")
     for vocab in vocabs:
@@ -509,15 +515,18 @@ def report(R, prep, vocabs, workloads, engines) -> None:
         for w in workloads:
             f = {e: C.median([r["first"] for r in _ok(R, (vocab, w, e))[0]]) if _ok(R, (vocab, w, e))[0] else None
                  for e in engines}
+            fmin = {e: min([r["first"] for r in _ok(R, (vocab, w, e))[0]]) if _ok(R, (vocab, w, e))[0] else None
+                    for e in engines}
+            t = lambda e: f"{C.fmt_ms(f.get(e))} [{C.fmt_ms(fmin.get(e))}]"  # noqa: E731
             eager_states = _ok(R, (vocab, w, "ours-eager"))[0]
             st = f" ({eager_states[0]['n_states']})" if eager_states else ""
             ratio = lambda x, y: C.fmt_ratio(x / y) if x and y else "-"  # noqa: E731
-            rows.append([w, C.fmt_ms(f.get("ours-lazy")), C.fmt_ms(f.get("ours-eager")) + st,
-                         C.fmt_ms(f.get("llguidance")), C.fmt_ms(f.get("outlines-core")),
+            rows.append([w, t("ours-lazy"), t("ours-eager") + st, t("llguidance"), t("outlines-core"),
                          ratio(f.get("outlines-core"), f.get("ours-lazy")),
                          ratio(f.get("outlines-core"), f.get("ours-eager")),
                          ratio(f.get("llguidance"), f.get("ours-lazy"))])
         print(C.table(headers, rows))
+        print("median [min] over the timing processes; ratios of the medians (>1: we are sooner)")
 
     for vocab in vocabs:
         print(f"\n## (b) cold masks: mask(state) the first time a state is reached along the walk, {vocab}")
