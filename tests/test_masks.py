@@ -500,12 +500,13 @@ def test_class_trie_merges_exactly_the_tokens_with_equal_class_strings(vocab, cl
     strings = [bytes(int(class_of_byte[b]) for b in t) if t else None for t in vocab]
     prefixes = {s[:i] for s in strings if s for i in range(1, len(s) + 1)}
     assert merged.n_nodes == 1 + len(prefixes)
+    nodes = merged.token_node.tolist()
     for i, a in enumerate(strings):
         for j, b in enumerate(strings):
             if a and b:
-                assert (merged.token_node[i] == merged.token_node[j]) == (a == b)
+                assert (nodes[i] == nodes[j]) == (a == b)
         if not a:
-            assert merged.token_node[i] == merged.n_nodes  # never allowed
+            assert nodes[i] == merged.n_nodes  # never allowed
 
 
 # -- the command line ---------------------------------------------------------------------------
