@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from .derivatives import derivative_of_string
-from .errors import BrzozowskiError, GoldenMismatchError
+from .errors import BrzozowskiError, GoldenMismatchError, VocabularyError
 from .syntax import parse
 from .terms import EMPTY, Term
 
@@ -93,7 +93,7 @@ class Oracle:
         self.term = pattern if isinstance(pattern, Term) else parse(pattern)
         self.vocab = list(vocab)
         if eos_id is not None and not 0 <= eos_id < len(self.vocab):
-            raise BrzozowskiError(f"eos_id {eos_id} is outside the vocabulary (0..{len(self.vocab) - 1})")
+            raise VocabularyError(f"eos_id {eos_id} is outside the vocabulary (0..{len(self.vocab) - 1})")
         self.eos_id = eos_id
         # the tokens that can ever be allowed: not EOS, not special, not empty
         self._candidates = [
@@ -810,6 +810,12 @@ def _check_case(case: dict[str, Any], vocabularies: dict[str, Any], automaton: s
     for p, path in enumerate(case["paths"]):
         c = Constraint(index)
         tokens = path["tokens"]
+        steps = len(tokens) + (0 if path["ends_with_eos"] else 1)
+        if not len(path["mask"]) == len(path["complete"]) == steps:
+            out.append(Mismatch(name, "format", p, detail=(
+                f"{len(tokens)} tokens (ends_with_eos {path['ends_with_eos']}) need {steps} steps; "
+                f"mask has {len(path['mask'])}, complete {len(path['complete'])}")))
+            continue
         text = b""
         for k, (m, complete) in enumerate(zip(path["mask"], path["complete"])):
             ours = np.flatnonzero(c.mask())
@@ -853,6 +859,13 @@ def check_golden(data: dict[str, Any] | str | Path = DEFAULT_GOLDEN_PATH,
         data = load_golden(data)
     wanted = None if cases is None else set(cases)
     out: list[Mismatch] = []
+    for name, vocabulary in sorted(data.get("vocabularies", {}).items()):
+        nulls = [t for t, h in enumerate(vocabulary.get("tokens", [])) if h is None]
+        if vocabulary.get("special_ids") != nulls or vocabulary.get("eos_id") not in range(
+                len(vocabulary.get("tokens", []))):
+            out.append(Mismatch(f"vocabulary {name}", "format", detail=(
+                f"special_ids {vocabulary.get('special_ids')} should be the null tokens {nulls}, "
+                f"eos_id {vocabulary.get('eos_id')} a token id")))
     for case in data.get("cases", []):
         name = case.get("name", "?") if isinstance(case, dict) else "?"
         if wanted is not None and name not in wanted:

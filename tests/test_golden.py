@@ -351,9 +351,14 @@ def test_a_wrong_recorded_token_or_accepting_state_is_reported(golden):
     case = _case(data, "hand_example")
     case["paths"][1]["tokens"][0] = 12  # "x" instead of "dog": refused by our Constraint
     case["tables"]["accepting"] = [5]
+    case["paths"][2]["complete"].pop()  # one step short
+    data["vocabularies"]["hand"]["special_ids"] = [12, 13]
     found = {(m.what, m.path, m.step): m for m in check_golden(data, cases=["hand_example"])}
     assert ("token", 1, 0) in found and "not allowed" in found["token", 1, 0].detail
     assert found["accepting", None, None].extra == [6]
+    assert "need 4 steps" in found["format", 2, None].detail
+    vocabulary = [m for m in check_golden(data, cases=[]) if m.case == "vocabulary hand"]
+    assert vocabulary and vocabulary[0].what == "format"
 
 
 def test_a_broken_token_index_is_caught(golden, monkeypatch):
