@@ -434,6 +434,7 @@ def main() -> None:
             workloads[name] = (C.schema_regex(schema), text, True)
     if a.only:
         workloads = {k: v for k, v in workloads.items() if k in a.only.split(",")}
+    check_texts(workloads)
     print(f"# bench_masks: pinned to CPU {cpu}, python {sys.version.split()[0]}, vocabularies {vocabs}")
     print(f"# engines {engines}; {a.repeats} timing process(es) per cell\n", flush=True)
 
@@ -474,6 +475,20 @@ def main() -> None:
     report(R, prep, vocabs, workloads, engines)
     if a.json:
         Path(a.json).write_text(json.dumps({"|".join(k): v for k, v in R.items()}, indent=0, default=str))
+
+
+def check_texts(workloads) -> None:
+    """Every walked text is in its pattern's language (Python's re); every long document is valid JSON
+    under its schema (jsonschema). A benchmark over an invalid document would measure nothing."""
+    import jsonschema
+
+    docs = C.long_documents()
+    for name, (rx, text, _long) in workloads.items():
+        if re.fullmatch(rx.encode(), text.encode()) is None:
+            raise SystemExit(f"workload {name!r}: the text does not match the pattern")
+        if name in docs:
+            schema, doc = docs[name]
+            jsonschema.validate(json.loads(doc), C.load_schema(schema))
 
 
 def _ok(R, key):
