@@ -85,14 +85,15 @@ WALKS = ["auto", "sparse", "dense"]
 @pytest.mark.parametrize("walk", WALKS)
 @pytest.mark.parametrize(
     "make, compress",
-    [(regex_to_dfa, None), (regex_to_dfa, True), (regex_to_dfa, False), (LazyDFA, None)],
-    ids=["DFA", "DFA-classes", "DFA-bytes", "LazyDFA"],
+    [(regex_to_dfa, None), (regex_to_dfa, True), (regex_to_dfa, False), (LazyDFA, None),
+     (LazyDFA, True), (LazyDFA, False)],
+    ids=["DFA", "DFA-classes", "DFA-bytes", "LazyDFA", "LazyDFA-classes", "LazyDFA-bytes"],
 )
 def test_hand_example_masks(make, compress, walk):
     automaton = make(HAND)
     index = TokenIndex(automaton, HAND_VOCAB, eos_id=HAND_EOS, walk=walk, compress=compress)
-    if compress:  # t and r lead everywhere to the same states: "t" and "r" share a node
-        assert index.levels.n_nodes < index.trie.n_nodes
+    if compress and make is regex_to_dfa:  # t and r lead everywhere to the same states
+        assert index.levels.n_nodes < index.trie.n_nodes  # so "t" and "r" share a node
     # Spec §3's table (states 0, 3, 5, 6), plus the single-successor states 1 ("c"), 2 ("d"), 4 ("do").
     expected = {0: [0, 4, 8, 9, 10], 1: [1], 2: [5], 3: [2, 3, 11], 4: [6], 5: [7, 13], 6: [13]}
     if make is LazyDFA:  # lazy numbering is discovery order: name the states by their text
@@ -159,8 +160,13 @@ def test_bad_vocabularies_and_arguments():
         TokenIndex(dfa, b"abc")
     with pytest.raises(VocabularyError, match="eos_id 15"):
         TokenIndex(dfa, HAND_VOCAB, eos_id=15)
-    with pytest.raises(MaskError, match="complete DFA"):
-        TokenIndex(LazyDFA(HAND), HAND_VOCAB, compress=True)
+    class Bare:  # the automaton interface alone: no table, no term, so no byte classes
+        start, n_states = 0, dfa.n_states
+        row, is_accepting, step = dfa.row, dfa.is_accepting, dfa.step
+
+    with pytest.raises(MaskError, match="byte classes"):
+        TokenIndex(Bare(), HAND_VOCAB, compress=True)
+    assert TokenIndex(Bare(), HAND_VOCAB).mask(0).nonzero()[0].tolist() == [0, 4, 8, 9, 10]
     with pytest.raises(MaskError, match="walk must be"):
         TokenIndex(dfa, HAND_VOCAB, walk="fast")
     with pytest.raises(MaskError, match="cache_bytes"):
@@ -330,11 +336,11 @@ def _paired_states(lazy: LazyDFA, dfa) -> dict[int, int]:
     return pairs
 
 
-def _lazy_equals_dfa(pattern: str, vocab, eos_id, walk: str = "auto") -> None:
+def _lazy_equals_dfa(pattern: str, vocab, eos_id, walk: str = "auto", compress=None) -> None:
     dfa = regex_to_dfa(pattern)
     lazy = LazyDFA(pattern)
     eager = TokenIndex(dfa, vocab, eos_id=eos_id)
-    on_demand = TokenIndex(lazy, vocab, eos_id=eos_id, walk=walk)
+    on_demand = TokenIndex(lazy, vocab, eos_id=eos_id, walk=walk, compress=compress)
     # First, cold masks while the lazy automaton is still mostly unexplored: follow tokens.
     state, rng = lazy.start, random.Random(pattern)
     early = []
@@ -352,16 +358,22 @@ def _lazy_equals_dfa(pattern: str, vocab, eos_id, walk: str = "auto") -> None:
         assert np.array_equal(on_demand.mask(ls), eager.mask(ds)), (pattern, ls)
 
 
+@pytest.mark.parametrize("compress", [None, False], ids=["classes", "bytes"])
 @pytest.mark.parametrize("name", sorted(REAL_PATTERNS))
-def test_lazy_masks_equal_dfa_masks_on_cl100k(cl100k, name):
+def test_lazy_masks_equal_dfa_masks_on_cl100k(cl100k, name, compress):
     vocab, eos_id = cl100k
-    _lazy_equals_dfa(REAL_PATTERNS[name], vocab, eos_id)
+    _lazy_equals_dfa(REAL_PATTERNS[name], vocab, eos_id, compress=compress)
 
 
 @settings(max_examples=40, deadline=None)
-@given(pattern=patterns, vocab=vocabularies, walk=st.sampled_from(WALKS))
-def test_lazy_masks_equal_dfa_masks(pattern, vocab, walk):
-    _lazy_equals_dfa(pattern, vocab, None, walk)
+@given(
+    pattern=patterns,
+    vocab=vocabularies,
+    walk=st.sampled_from(WALKS),
+    compress=st.sampled_from([None, True, False]),
+)
+def test_lazy_masks_equal_dfa_masks(pattern, vocab, walk, compress):
+    _lazy_equals_dfa(pattern, vocab, None, walk, compress)
 
 
 # -- bitmasks -----------------------------------------------------------------------------------
@@ -531,3 +543,18 @@ def test_cli_masks_prints_counts_and_timings(tmp_path, capsys):
     assert main(["masks", "a{2,1}", "--vocab", str(path)]) == 2  # a located error, no traceback
     assert main(["masks", HAND, "--vocab", str(tmp_path / "missing")]) == 2
     assert "no vocabulary" in capsys.readouterr().err
+
+
+@settings(max_examples=60, deadline=None)
+@given(pattern=patterns)
+def test_a_lazy_patterns_byte_classes_are_sound(pattern):
+    """Bytes the pattern's byte sets never tell apart have equal columns in the canonical DFA
+    (so a class trie over them gives a lazy automaton the same masks)."""
+    from brzozowski.masks import _term_byte_classes
+
+    lazy = LazyDFA(pattern)
+    classes = _term_byte_classes(lazy.term(lazy.start))
+    dfa = regex_to_dfa(pattern)
+    for c in np.unique(classes):
+        members = np.flatnonzero(classes == c)
+        assert (dfa.trans[:, members] == dfa.trans[:, members[:1]]).all(), (pattern, members)
