@@ -151,11 +151,12 @@ def _python_layout(dfa: DFA, notes: dict[int, str]) -> str:
     for state in range(dfa.n_states):
         columns[depth.get(state, n_columns - 1)].append(state)
 
-    loop_below = {c[-1] for c in columns if len(c) > 1}
+    looped = {s for s, _, t in edges if s == t}
+    loop_below = {c[-1] for c in columns if len(c) > 1 and c[-1] in looped}
     widest = max((len(_cut(label)) for label in labels.values()), default=0)
     column_gap = max(_MIN_COLUMN_GAP, widest * _CHAR_WIDTH + 2 * _RADIUS + 24)
     tallest = max(len(c) for c in columns)
-    row_gap = _ROW_GAP + (30 if notes else 0)  # room for a note and the self-loop of the next row
+    row_gap = _ROW_GAP + (30 if notes and looped else 0)  # room for a note and the next row's loop
     top = _MARGIN + 40  # room for self-loops and arcs above the first row
     position: dict[int, tuple[float, float]] = {}
     for c, states in enumerate(columns):
