@@ -106,6 +106,10 @@ DENSE_FRACTION = 8
 """A level is expanded densely when at least 1/DENSE_FRACTION of the level above is alive
 (measured: a dense node costs about a fifth of a sparse one)."""
 
+SMALL_TRIE = 1 << 16
+"""Tries with at most this many nodes (class-string tries of simple patterns) record liveness in one
+array from the start of a walk."""
+
 SMALL_LEVEL = 1024
 """Levels this small are always expanded densely: a handful of numpy calls, whatever is alive."""
 
@@ -614,6 +618,9 @@ class TokenIndex:
         forced = None if self.walk == "auto" else self.walk == "dense"
         sparse_found: list[np.ndarray] = []  # live nodes of sparse levels, while all were sparse
         alive_nodes: np.ndarray | None = None  # every node's liveness, once a level went dense
+        small = trie.n_nodes <= SMALL_TRIE
+        if small:  # cheap to keep whole from the start: one call per level to record a level
+            alive_nodes = np.zeros(trie.n_nodes + 1, dtype=bool)
         above: np.ndarray | None = np.full(1, (state + 1) * 256, dtype=np.int32)  # dense: the root
         live_nodes = live_codes = above  # sparse form of the level above (unused while dense)
         n_live, above_size, above_lo = 1, 1, 0
@@ -670,14 +677,19 @@ class TokenIndex:
             if n_live == 0:
                 break
             above_size, above_lo = size, lo
-        if alive_nodes is None:
-            nodes = np.concatenate(sparse_found) if sparse_found else np.zeros(0, dtype=np.intp)
+        gather = alive_nodes is not None and not small
+        if not gather:  # how many tokens end at the live nodes?
+            if small:
+                nodes = np.flatnonzero(alive_nodes)
+            else:
+                nodes = np.concatenate(sparse_found) if sparse_found else np.zeros(0, dtype=np.intp)
             counts = trie.token_count[nodes]
             total = int(counts.sum())
-            if total * 8 > self.vocab_size:  # many tokens: one gather is cheaper than a scatter
+            gather = total * 8 > self.vocab_size  # many: one gather is cheaper than a scatter
+            if gather and alive_nodes is None:
                 alive_nodes = np.zeros(trie.n_nodes + 1, dtype=bool)
                 alive_nodes[nodes] = True
-        if alive_nodes is not None:  # one gather over the vocabulary
+        if gather:  # one gather over the vocabulary
             mask = alive_nodes.take(trie.token_node)
         else:  # only the tokens ending at the few live nodes
             mask = np.zeros(self.vocab_size, dtype=bool)
