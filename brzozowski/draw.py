@@ -33,7 +33,6 @@ from __future__ import annotations
 import math
 import shutil
 import subprocess
-from collections import deque
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
@@ -137,19 +136,65 @@ def _python_layout(dfa: DFA, notes: dict[int, str]) -> str:
     edges = dfa.edges()
     labels = {(s, t): _show(ranges) for s, ranges, t in edges}
 
-    # Columns by breadth-first depth (bytes ascending, as the numbering).
-    depth = {0: 0}
-    queue = deque([0])
-    while queue:
-        state = queue.popleft()
-        for s, _, t in edges:
-            if s == state and t not in depth:
-                depth[t] = depth[state] + 1
-                queue.append(t)
+    # Columns. Without cycles (self-loops aside), the longest path from the start: every edge points
+    # right, and paths that merge (the words of an enum) meet where the longest one arrives. With
+    # cycles, the breadth-first depth (as the numbering), so the picture stays compact.
+    successors: dict[int, list[int]] = {state: [] for state in range(dfa.n_states)}
+    for s, _, t in edges:
+        if s != t:
+            successors[s].append(t)
+    forward: dict[int, list[int]] = {state: [] for state in range(dfa.n_states)}
+    on_stack, done, order = {0}, set(), []  # order: reverse postorder = a topological order
+    cyclic = False
+    stack = [(0, iter(successors[0]))]
+    while stack:
+        state, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            on_stack.discard(state)
+            done.add(state)
+            order.append(state)
+        elif child in on_stack:  # an edge to a state on the stack closes a cycle
+            cyclic = True
+        else:
+            forward[state].append(child)
+            if child not in done:
+                on_stack.add(child)
+                stack.append((child, iter(successors[child])))
+    depth = dict.fromkeys(range(dfa.n_states), 0)
+    if cyclic:
+        seen, frontier = {0}, [0]
+        while frontier:
+            following = []
+            for state in frontier:
+                for child in successors[state]:
+                    if child not in seen:
+                        seen.add(child)
+                        depth[child] = depth[state] + 1
+                        following.append(child)
+            frontier = following
+        forward = {q: [t for t in successors[q] if depth[t] > depth[q]] for q in successors}
+    else:
+        for state in reversed(order):
+            for child in forward[state]:
+                depth[child] = max(depth[child], depth[state] + 1)
     n_columns = max(depth.values()) + 1
     columns: list[list[int]] = [[] for _ in range(n_columns)]
-    for state in range(dfa.n_states):
-        columns[depth.get(state, n_columns - 1)].append(state)
+    row: dict[int, float] = {}
+    predecessors: dict[int, list[int]] = {state: [] for state in range(dfa.n_states)}
+    for s, targets in forward.items():
+        for t in targets:
+            predecessors[t].append(s)
+    for state in sorted(range(dfa.n_states), key=lambda q: (depth[q], q)):
+        columns[depth[state]].append(state)
+    for states in columns:  # order a column by the mean row of its predecessors (fewer crossings)
+        def key(q: int) -> tuple[float, int]:
+            rows = [row[p] for p in predecessors[q] if p in row]
+            return (sum(rows) / len(rows) if rows else 0.0, q)
+        states.sort(key=key)
+        for r, state in enumerate(states):
+            row[state] = r - (len(states) - 1) / 2
 
     looped = {s for s, _, t in edges if s == t}
     loop_below = {c[-1] for c in columns if len(c) > 1 and c[-1] in looped}
