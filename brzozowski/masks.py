@@ -40,29 +40,32 @@ liveness over the vocabulary. Over a `LazyDFA` the walk gathers through a local 
 it has met, filled with ``automaton.row(s)`` the first time a level holds state s; over a `DFA`
 it uses the complete ``trans`` table, re-coded once.
 
-Over a DFA, whose byte classes are known (bytes with equal columns in ``trans`` lead everywhere to
-the same states), the walk can use the trie of the tokens' *class strings* instead (`class_trie`,
-DESIGN.md's alternative): tokens that agree class by class share nodes, and a node's byte is its
-class's lowest byte, so the walk is the same code. It is built per byte partition (vectorized from
-the byte trie, shared between indexes) and used when it has at most `COMPRESS_BELOW` of the byte
-trie's nodes. Measured (CPU time, min of 3, numpy 2.4, on a shared and loaded 2-core machine;
-rerun ``brzozowski masks PATTERN --vocab o200k_base``), o200k_base, byte trie 421,661 nodes
-(cl100k_base 216,750), built once per vocabulary in ~0.3 s:
+Over a DFA the byte classes are known (bytes with equal columns in ``trans`` lead everywhere to the
+same states); over a LazyDFA they are read off its pattern (bytes that no byte set of the term tells
+apart: derivatives only ever take unions of those sets). The walk can then use the trie of the
+tokens' *class strings* (`class_trie`, DESIGN.md's alternative): tokens that agree class by class
+share nodes, and a node's byte is its class's lowest byte, so the walk is the same code. It is built
+per byte partition (vectorized from the byte trie, shared between indexes, 15-95 ms) and used when
+it has at most `COMPRESS_BELOW` of the byte trie's nodes; ``compress=False`` skips it (lowest time
+to the first mask). Measured on o200k_base (byte trie 421,661 nodes, built once per vocabulary in
+~0.3 s; cl100k_base 216,750 nodes, ~0.13 s): CPU time of a cold walk, min of 3, numpy 2.4, on a
+shared 2-core machine at load average ~5 (rerun: ``brzozowski masks PATTERN --vocab o200k_base``):
 
-=================  ======  ===============  ===========  ==================  ===================
-workload           states  class-trie nodes  build (ms)  cold p99, bytes     cold p99, classes
-=================  ======  ===============  ===========  ==================  ===================
-date                   14              737           20  0.10 ms             0.07 ms
-email                   7            2,029           23  3.5 ms              1.3 ms
-``[^\n]*``              1              438           20  2.5 ms              1.3 ms
-tool-call schema      132          212,947           72  1.5 ms              2.0 ms
-10-property schema    388          221,719           95  2.6 ms              1.9 ms
-=================  ======  ===============  ===========  ==================  ===================
+==================  ======  ================  ==========  ===============  =================
+workload            states  class-trie nodes  build (ms)  cold p99, bytes  cold p99, classes
+==================  ======  ================  ==========  ===============  =================
+date                    14               737          24  0.11 ms          0.12 ms
+email                    7             2,029          22  3.2 ms           0.77 ms
+``[^\n]*``               1               438          19  2.3 ms           0.82 ms
+tool-call schema       132           212,947          80  2.0 ms           2.4 ms
+10-property schema     388           221,719          93  3.4 ms           2.2 ms
+==================  ======  ================  ==========  ===============  =================
 
 Few-class patterns merge the vocabulary to a few thousand nodes; a JSON schema's ~50 classes
-(each letter of a property name is its own class) still halve it. Cold-mask medians are
-0.04-0.15 ms in every row; the p99 comes from the states inside JSON strings, where ~98% of the
-vocabulary is allowed. A cached mask costs 2-5 us.
+(each letter of a property name is its own class) still halve it, and there the two tries are
+within the noise of this machine. Cold-mask medians are 0.04-0.16 ms in every row: the p99 comes
+from the states inside JSON strings, where ~98% of the vocabulary is allowed and the walk is
+dense. A cached mask costs 2-5 us; a `Constraint` step (bitmask + advance) ~2.5 us.
 
 Caching and eviction
 --------------------
