@@ -39,7 +39,7 @@ import numpy as np
 
 from .errors import BrzozowskiError
 from .lazy import DEAD, DEFAULT_MAX_STATES, LazyDFA
-from .terms import Term, show_byte
+from .terms import Term, show_byte_set
 
 __all__ = ["DEAD", "DFA", "regex_to_dfa"]
 
@@ -188,11 +188,10 @@ class DFA:
 
 
 def _show_ranges(ranges: list[tuple[int, int]]) -> str:
-    parts = []
+    bits = 0
     for lo, hi in ranges:
-        parts.append(show_byte(lo) if lo == hi else f"{show_byte(lo)}-{show_byte(hi)}")
-    text = "".join(parts)
-    return text if len(ranges) == 1 and ranges[0][0] == ranges[0][1] else f"[{text}]"
+        bits |= ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
+    return show_byte_set(bits)
 
 
 def regex_to_dfa(pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES) -> DFA:

@@ -20,7 +20,7 @@ possessive quantifiers, inline flags, non-ASCII pattern characters, bad escapes,
 over `MAX_REPEAT_COUNT`, and a pattern whose language is empty (e.g. ``[^\\x00-\\xff]``).
 
 >>> str(parse("(cat|car|dog)s?"))
-'(c(a[rt])|dog)s?'
+'(cat|car|dog)s?'
 >>> parse("a^")
 Traceback (most recent call last):
   ...

@@ -248,10 +248,15 @@ def _show(term: Term) -> str:
     if kind == K_CONCAT:
         return "".join(_show_operand(t, K_CONCAT) for t in _concat_parts(term))
     if kind == K_ALT:
+        if EPSILON in term.children:  # r|ε prints as r?
+            rest = alt(*(t for t in term.children if t is not EPSILON))
+            return _show_operand(rest, K_STAR) + "?"
         return "|".join(_show_operand(t, K_ALT) for t in term.children)
     body = _show_operand(term.children[0], K_STAR)
     if kind == K_STAR:
         return body + "*"
+    if term.lo == 1 and term.hi is None:
+        return body + "+"
     hi = "" if term.hi is None else str(term.hi)
     return f"{body}{{{term.lo},{hi}}}" if term.lo != term.hi else f"{body}{{{term.lo}}}"
 
@@ -268,8 +273,8 @@ def _concat_parts(term: Term) -> list[Term]:
 def _show_operand(term: Term, context: int) -> str:
     text = _show(term)
     needs_parens = (
-        (term.kind == K_ALT and context in (K_CONCAT, K_STAR))
-        or (term.kind == K_CONCAT and context == K_STAR)
+        (term.kind == K_ALT and EPSILON not in term.children and context in (K_CONCAT, K_STAR))
+        or (term.kind in (K_CONCAT, K_ALT) and context == K_STAR)
     )
     return f"({text})" if needs_parens else text
 

@@ -1,0 +1,493 @@
+"""The `brzozowski` command: compile patterns, inspect masks and schemas, run the demo, check golden.
+
+Each subcommand is one small function ``_cmd_NAME(args) -> int`` (the exit status) registered in
+`_build_parser`. Bad input (a malformed pattern or schema, an unknown vocabulary) prints the located
+error and exits with status 2, never a traceback.
+
+>>> main(["compile", "a|b"])
+2 states, start 0, accepting [1]
+    0: [ab] -> 1
+*   1: (no edges)
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from .dfa import regex_to_dfa
+from .errors import BrzozowskiError
+from .lazy import DEFAULT_MAX_STATES
+
+__all__ = ["main"]
+
+
+def _cmd_compile(args: argparse.Namespace) -> int:
+    dfa = regex_to_dfa(args.pattern, max_states=args.max_states)
+    if args.json:
+        print(dfa.to_json())
+    elif args.dot:
+        print(dfa.to_dot())
+    else:
+        print(dfa.describe())
+    return 0
+
+
+def _cmd_masks(args: argparse.Namespace) -> int:
+    """Per-state allowed-token counts and cold/warm mask timings over a real vocabulary."""
+    import statistics
+    import time
+
+    from .masks import TokenIndex, vocab_trie
+    from .vocab import load_vocab
+
+    t0 = time.perf_counter()
+    vocab, eos_id = load_vocab(args.vocab)
+    t1 = time.perf_counter()
+    trie = vocab_trie(vocab)
+    t2 = time.perf_counter()
+    dfa = regex_to_dfa(args.pattern, max_states=args.max_states)
+    t3 = time.perf_counter()
+    index = TokenIndex(dfa, trie, eos_id=eos_id, walk=args.walk)
+    states = range(min(args.states, dfa.n_states))
+    print(f"vocabulary {args.vocab}: {len(vocab)} tokens, EOS {eos_id}; loaded in "
+          f"{(t1 - t0) * 1e3:.0f} ms, trie of {trie.n_nodes} nodes built in {(t2 - t1) * 1e3:.0f} ms "
+          "(once per vocabulary)")
+    t4 = time.perf_counter()
+    kind = "byte-class strings" if index.levels is not index.trie else "bytes"
+    print(f"pattern compiled in {(t3 - t2) * 1e3:.1f} ms: {dfa.n_states} states; index in "
+          f"{(t4 - t3) * 1e3:.1f} ms, walking the trie of {kind} ({index.levels.n_nodes} nodes); "
+          f"showing {len(states)}, walk={args.walk}")
+    print(f"{'state':>6} {'accepts':>7} {'allowed':>8} {'cold ms':>9} {'cpu ms':>8} {'warm us':>8}")
+    colds, cpus, warms = [], [], []
+    for s in states:
+        start, cpu_start = time.perf_counter(), time.process_time()
+        mask = index.mask(s)
+        cold, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+        repeats = []
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            index.mask(s)
+            repeats.append(time.perf_counter() - start)
+        warm = statistics.median(repeats)
+        colds.append(cold)
+        cpus.append(cpu)
+        warms.append(warm)
+        print(f"{s:>6} {'yes' if dfa.accept[s] else 'no':>7} {int(mask.sum()):>8} "
+              f"{cold * 1e3:>9.3f} {cpu * 1e3:>8.3f} {warm * 1e6:>8.2f}")
+    if colds:
+        def summary(xs: list[float]) -> str:
+            ordered = sorted(xs)
+            p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+            return (f"median {statistics.median(xs) * 1e3:.3f} ms, p99 {p99 * 1e3:.3f} ms, "
+                    f"max {ordered[-1] * 1e3:.3f} ms")
+
+        print(f"cold mask (wall): {summary(colds)}")
+        print(f"cold mask (CPU of this process, robust on a loaded machine): {summary(cpus)}")
+        print(f"warm mask: median {statistics.median(warms) * 1e6:.2f} us")
+    return 0
+
+
+def _cmd_golden(args: argparse.Namespace) -> int:
+    """Regenerate the golden masks file, or (--check) hold our TokenIndex, Constraint and tables to it."""
+    import time
+
+    from .golden import check_golden, format_report, load_golden, write_golden
+
+    start = time.perf_counter()
+    if not args.check:
+        text = write_golden(args.path)
+        print(f"wrote {args.path}: {len(text.encode())} bytes in {time.perf_counter() - start:.1f} s")
+        return 0
+    data = load_golden(args.path)
+    mismatches = check_golden(data, cases=args.case or None, automaton=args.automaton)
+    if mismatches:
+        print(format_report(mismatches, str(args.path)), file=sys.stderr)
+        return 1
+    cases = [c for c in data["cases"] if not args.case or c["name"] in args.case]
+    steps = sum(len(p["mask"]) for c in cases for p in c["paths"])
+    print(f"golden check: {len(cases)} cases, {sum(len(c['paths']) for c in cases)} paths, {steps} "
+          f"steps over a {args.automaton}: no mismatches ({time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+# --- schema and demo (JSON schema -> regex -> DFA -> masks -> constrained generation) -----------------
+
+#: The demo's embedded tool call: a get_weather call whose arguments are described by a JSON schema,
+#: the kind of schema an agent hands to a tool (seed §1). Required and optional arguments, an enum,
+#: a boolean, an array with bounds, a nullable string.
+DEMO_SCHEMA: dict = {
+    "title": "a get_weather tool call",
+    "type": "object",
+    "properties": {
+        "name": {"const": "get_weather"},
+        "arguments": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "description": "the city to forecast"},
+                "days": {"type": "integer", "description": "how many days ahead"},
+                "unit": {"enum": ["celsius", "fahrenheit"]},
+                "hourly": {"type": "boolean"},
+                "fields": {
+                    "type": "array",
+                    "items": {"enum": ["temperature", "rain", "wind", "humidity"]},
+                    "minItems": 1,
+                    "maxItems": 3,
+                },
+                "note": {"type": ["string", "null"]},
+            },
+            "required": ["city", "days"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["name", "arguments"],
+    "additionalProperties": False,
+}
+
+DEMO_VOCAB = "o200k_base"
+
+
+def _read_schema(path: str) -> dict:
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise BrzozowskiError(f"cannot read the schema file {path!r}: {e.strerror}") from None
+    except ValueError as e:
+        raise BrzozowskiError(f"the schema file {path!r} is not JSON: {e}") from None
+
+
+def _random_documents(dfa, rng, n: int, soft_limit: int = 80) -> list[bytes]:
+    """`n` random strings of the language of `dfa` (a DFA; `rng` a random.Random): walks over live
+    transitions that stop only in accepting states (after `soft_limit` bytes, each step moves
+    closer to the nearest accepting state)."""
+    import numpy as np
+
+    from .dfa import DEAD
+
+    dist = np.full(dfa.n_states, -1)  # bytes from each state to the nearest accepting state
+    preds: list[list[int]] = [[] for _ in range(dfa.n_states)]
+    for s in range(dfa.n_states):
+        for t in set(dfa.trans[s].tolist()) - {DEAD}:
+            preds[t].append(s)
+    frontier = [int(s) for s in np.nonzero(dfa.accept)[0]]
+    dist[frontier] = 0
+    while frontier:
+        nxt = []
+        for t in frontier:
+            for s in preds[t]:
+                if dist[s] < 0:
+                    dist[s] = dist[t] + 1
+                    nxt.append(s)
+        frontier = nxt
+    docs = []
+    for _ in range(n):
+        state, out = dfa.start, bytearray()
+        while True:
+            targets = sorted(set(dfa.trans[state].tolist()) - {DEAD})
+            if dfa.accept[state] and (not targets or rng.random() < 0.25):
+                break
+            if len(out) >= soft_limit:
+                targets = [t for t in targets if dist[t] < dist[state]]
+            target = rng.choice(targets)  # a random next state, then a random byte leading there
+            out.append(rng.choice(np.nonzero(dfa.trans[state] == target)[0].tolist()))
+            state = target
+        docs.append(bytes(out))
+    return docs
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    """Print a schema's regex, its DFA's size and a few documents sampled from the DFA."""
+    import random
+    import time
+
+    from .schema import json_schema_to_regex
+
+    schema = _read_schema(args.file)
+    t0 = time.perf_counter()
+    regex = json_schema_to_regex(schema)
+    t1 = time.perf_counter()
+    dfa = regex_to_dfa(regex, max_states=args.max_states)
+    t2 = time.perf_counter()
+    print(f"regex ({len(regex):,} characters, built in {1e3 * (t1 - t0):.1f} ms):")
+    print(regex)
+    print(f"DFA: {dfa.n_states} states, {int(dfa.accept.sum())} accepting (compiled in {1e3 * (t2 - t1):.1f} ms)")
+    if args.n:
+        print(f"{args.n} documents sampled from the DFA (random walks, seed {args.seed}):")
+        for doc in _random_documents(dfa, random.Random(args.seed), args.n):
+            print("  " + doc.decode("utf-8"))
+    return 0
+
+
+class StandInModel:
+    """A stand-in for a language model, so that the demo runs anywhere in seconds: NOT a model.
+
+    Its logits are seeded Gaussian noise plus a fixed bias toward tokens that are short ASCII words,
+    1-3 digits or JSON punctuation, and toward EOS; and, to make values end, a bias that grows with
+    the length of the string (toward tokens starting with ``"``) or number (toward ``,`` ``}``
+    ``]``) the text ends in. It knows nothing of the schema: validity comes from the constraint.
+    """
+
+    _POOL = 65536  # the noise is drawn once, V + _POOL values; each step reads a random window
+
+    def __init__(self, vocab: Sequence[bytes | None], eos_id: int, seed: int = 0) -> None:
+        import re
+
+        import numpy as np
+
+        word = re.compile(rb" ?[A-Za-z][a-z]{0,11}")
+        digits = re.compile(rb"[0-9]{1,3}")
+        punct = re.compile(rb'[\[\]{}",:]{1,4}')
+        prior = np.full(len(vocab), -np.inf)  # special and empty tokens: never
+        self.closes_string = np.zeros(len(vocab))
+        self.ends_value = np.zeros(len(vocab))
+        for i, b in enumerate(vocab):
+            if not b:
+                continue
+            if word.fullmatch(b) or digits.fullmatch(b):
+                prior[i] = 2.5
+            elif punct.fullmatch(b):
+                prior[i] = 2.0
+            else:
+                prior[i] = 0.0
+            self.closes_string[i] = b[:1] == b'"'
+            self.ends_value[i] = b[:1] in (b",", b"}", b"]")
+        prior[eos_id] = 4.0
+        self.prior = prior
+        self.vocab_size = len(vocab)
+        self._noise = np.random.default_rng(seed).standard_normal(self.vocab_size + self._POOL)
+
+    def logits(self, text: bytes, rng):
+        """The logits after `text`, drawing from `rng` (a numpy Generator): float64[V]."""
+        start = int(rng.integers(self._POOL))
+        x = self.prior + self._noise[start:start + self.vocab_size]
+        in_string = _open_string_length(text)
+        if in_string is not None:
+            x += 0.4 * in_string * self.closes_string
+        else:
+            digits = len(text) - len(text.rstrip(b"0123456789.eE+-"))
+            if digits:
+                x += 2.0 * digits * self.ends_value
+        return x
+
+
+def _open_string_length(text: bytes) -> int | None:
+    """How many bytes the JSON string that `text` ends inside has so far, or None if it ends outside."""
+    inside, start, i = False, 0, 0
+    while i < len(text):
+        c = text[i]
+        if inside and c == 0x5C:  # a backslash escapes the next byte
+            i += 2
+            continue
+        if c == 0x22:
+            inside, start = not inside, i
+        i += 1
+    return len(text) - start - 1 if inside else None
+
+
+def _validator(schema: dict):
+    try:
+        import jsonschema
+    except ImportError:
+        return None
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    """The main job: seeded constrained generations under a schema, each checked with jsonschema."""
+    import json
+    import time
+
+    import numpy as np
+
+    from .constraint import Constraint, constrained_sample
+    from .errors import VocabularyError
+    from .masks import TokenIndex
+    from .sampling import SamplingParams
+    from .schema import json_schema_to_regex
+    from .vocab import load_vocab
+
+    schema = _read_schema(args.schema) if args.schema else DEMO_SCHEMA
+    print("brzozowski demo: tool calls generated under a JSON schema, token by token")
+    print("  MODEL: a STAND-IN, not a language model: seeded random logits with a small bias toward")
+    print("         short words, digits and JSON punctuation. Every finished document is valid")
+    print("         because of the constraint, not the model.")
+    print(f"  schema: {args.schema or 'embedded get_weather tool call (use --schema FILE for your own)'}")
+
+    t0 = time.perf_counter()
+    regex = json_schema_to_regex(schema)
+    dfa = regex_to_dfa(regex, max_states=args.max_states)
+    t_compile = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    vocab, eos = load_vocab(args.vocab)
+    if eos is None:
+        raise VocabularyError(f"the vocabulary {args.vocab!r} has no EOS token: the demo needs one to stop")
+    t_vocab = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    index = TokenIndex(dfa, vocab, eos_id=eos)
+    t_index = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    first = index.mask(index.start)
+    t_first = time.perf_counter() - t0
+    model = StandInModel(vocab, eos, seed=args.seed)
+    validator = _validator(schema)
+
+    print(f"  vocabulary: {args.vocab}, {len(vocab):,} token ids, EOS {eos} (loaded in {t_vocab:.2f} s)")
+    print(f"  compile: schema -> regex ({len(regex):,} chars) -> DFA ({dfa.n_states} states) in "
+          f"{1e3 * t_compile:.1f} ms; token index (vocabulary trie) in {1e3 * t_index:.0f} ms")
+    print(f"  first mask: {1e3 * t_first:.2f} ms ({int(first.sum())} of {len(vocab):,} tokens allowed at the start)")
+    print(f"  sampling: temperature {args.temperature}, seeds {args.seed}.0 .. {args.seed}.{args.n - 1}, "
+          f"at most {args.max_tokens} tokens each")
+    print()
+
+    params = SamplingParams(temperature=args.temperature)
+    mask_times: list[float] = []
+    step_times: list[float] = []
+    finished = valid = 0
+    invalid: list[int] = []
+    for i in range(args.n):
+        rng = np.random.default_rng([args.seed, i])
+        c = Constraint(index)
+        history: list[int] = []
+        text = b""
+        while len(history) < args.max_tokens:
+            t0 = time.perf_counter()
+            c.mask()
+            t1 = time.perf_counter()
+            token, _ = constrained_sample(model.logits(text, rng), c, params, history, rng)
+            step_times.append(time.perf_counter() - t0)
+            mask_times.append(t1 - t0)
+            if c.done:
+                break
+            history.append(token)
+            text += vocab[token]
+        shown = text.decode("utf-8", errors="replace")
+        if not c.done:
+            print(f"[{i + 1}] unfinished after {len(history)} tokens (a prefix of a valid document): {shown}")
+            continue
+        finished += 1
+        if validator is None:
+            json.loads(text)  # a finished document always parses; without jsonschema that is all we check
+            verdict = "parses (jsonschema not installed: pip install 'brzozowski[demo]')"
+        else:
+            errors = list(validator.iter_errors(json.loads(text)))
+            verdict = "valid (jsonschema)" if not errors else f"INVALID: {errors[0].message}"
+            if errors:
+                invalid.append(i + 1)
+            else:
+                valid += 1
+        print(f"[{i + 1}] {len(history)} tokens, {verdict}: {shown}")
+
+    masks_ms = 1e3 * np.array(mask_times)
+    print()
+    print(f"finished {finished}/{args.n} within {args.max_tokens} tokens; "
+          + (f"{valid}/{finished} validate with jsonschema" if validator else "jsonschema not installed"))
+    if mask_times:
+        print(f"per-token mask: mean {masks_ms.mean():.3f} ms, median {np.median(masks_ms):.3f} ms, "
+              f"max {masks_ms.max():.2f} ms over {len(mask_times)} tokens ({index.walks} masks computed, "
+              f"the rest from the cache); whole step incl. the stand-in and sampling: "
+              f"{1e3 * np.mean(step_times):.2f} ms")
+    if invalid:
+        print(f"error: documents {invalid} do not validate: this is a bug", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _register_schema_and_demo(commands) -> None:
+    """Add the `schema` and `demo` subcommands to the subparsers `commands`."""
+    schema = commands.add_parser(
+        "schema", help="compile a JSON schema (subset) to a regex and a DFA; print both and a few sampled documents"
+    )
+    schema.add_argument("file", help="a JSON file holding the schema")
+    schema.add_argument("-n", type=int, default=3, help="how many documents to sample (default 3)")
+    schema.add_argument("--seed", type=int, default=0, help="the seed of the sampled documents")
+    schema.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, help="the state budget")
+    schema.set_defaults(run=_cmd_schema)
+
+    demo = commands.add_parser(
+        "demo", help="the main job: constrained generation of tool calls under a JSON schema (stand-in model)"
+    )
+    demo.add_argument("--schema", metavar="FILE", help="a JSON schema file (default: an embedded tool call)")
+    demo.add_argument("--vocab", default=DEMO_VOCAB,
+                      help=f"cl100k_base, o200k_base, a tokenizer.json or a .tiktoken file (default {DEMO_VOCAB})")
+    demo.add_argument("-n", type=_positive, default=5, help="how many documents to generate (default 5)")
+    demo.add_argument("--seed", type=int, default=0, help="the seed (document i uses seed [SEED, i])")
+    demo.add_argument("--max-tokens", type=_positive, default=128, help="the token limit per document (default 128)")
+    demo.add_argument("--temperature", type=float, default=1.0, help="the sampling temperature (default 1)")
+    demo.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, help="the state budget")
+    demo.set_defaults(run=_cmd_demo)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="brzozowski",
+        description="Constrained decoding built on Brzozowski derivatives.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    compile_ = commands.add_parser(
+        "compile", help="print the canonical DFA of a pattern (Python re syntax for bytes, full match)"
+    )
+    compile_.add_argument("pattern")
+    output = compile_.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="write the tables as JSON")
+    output.add_argument("--dot", action="store_true", help="write Graphviz DOT")
+    compile_.add_argument(
+        "--max-states", type=int, default=DEFAULT_MAX_STATES, help="the state budget"
+    )
+    compile_.set_defaults(run=_cmd_compile)
+
+    masks = commands.add_parser(
+        "masks", help="per-state allowed-token counts and mask timings over a vocabulary"
+    )
+    masks.add_argument("pattern")
+    masks.add_argument(
+        "--vocab", required=True, help="cl100k_base, o200k_base, a tokenizer.json or a .tiktoken file"
+    )
+    masks.add_argument("--states", type=int, default=20, help="how many states to show (default 20)")
+    masks.add_argument("--repeats", type=int, default=20, help="warm lookups timed per state")
+    masks.add_argument("--walk", choices=["auto", "sparse", "dense"], default="auto")
+    masks.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, help="the state budget")
+    masks.set_defaults(run=_cmd_masks)
+
+    from .golden import DEFAULT_GOLDEN_PATH
+
+    golden = commands.add_parser(
+        "golden", help="regenerate fixtures/masks_golden.json, or --check our masks and tables against it"
+    )
+    golden.add_argument("--check", action="store_true", help="verify instead of regenerating")
+    golden.add_argument("--path", default=str(DEFAULT_GOLDEN_PATH), help="the golden file")
+    golden.add_argument("--case", action="append", help="check only this case (repeatable)")
+    golden.add_argument("--automaton", choices=["dfa", "lazy"], default="dfa",
+                        help="check TokenIndex over regex_to_dfa (default) or over a LazyDFA")
+    golden.set_defaults(run=_cmd_golden)
+
+    _register_schema_and_demo(commands)
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = _build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except BrzozowskiError as error:
+        print(f"brzozowski {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,254 @@
+"""Canonical DFA tables: the hand example, Python's `re` as an oracle, canonical form, liveness, an
+independent Thompson construction, and laws over random patterns."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brzozowski import DEAD, DFA, LazyDFA, regex_to_dfa
+from brzozowski.dfa import canonical
+from brzozowski.errors import BrzozowskiError, StateBudgetError
+
+from .strategies import patterns, texts
+from .thompson import reference_tables
+
+HAND = "(cat|car|dog)s?"
+
+
+def test_hand_example():
+    dfa = regex_to_dfa(HAND)
+    assert dfa.n_states == 7
+    assert dfa.accept.tolist() == [False, False, False, False, False, True, True]
+    expected_edges = {
+        (0, "c"): 1, (0, "d"): 2, (1, "a"): 3, (2, "o"): 4,
+        (3, "r"): 5, (3, "t"): 5, (4, "g"): 5, (5, "s"): 6,
+    }
+    for state in range(7):
+        for b in range(256):
+            want = expected_edges.get((state, chr(b)), DEAD)
+            assert dfa.trans[state, b] == want, (state, chr(b))
+    assert dfa.step(0, b"ca") == 3
+    assert dfa.step(0, b"dog") == 5
+    assert dfa.step(0, b"cats") == 6
+    assert dfa.step(0, b"cx") == DEAD
+    assert dfa.step(DEAD, b"a") == DEAD
+    assert dfa.step(3, b"ts") == 6
+    for word in [b"cat", b"car", b"dog", b"cats", b"cars", b"dogs"]:
+        assert dfa.matches(word)
+    for word in [b"", b"ca", b"catss", b"dot", b"cat ", b"Cat", b"s"]:
+        assert not dfa.matches(word)
+
+
+def test_tables_are_read_only_and_typed():
+    dfa = regex_to_dfa(HAND)
+    assert dfa.trans.dtype == np.int32 and dfa.accept.dtype == bool
+    with pytest.raises(ValueError):
+        dfa.trans[0, 0] = 3
+
+
+# The spec's ten patterns (and more): random strings drawn from the DFA, their prefixes and
+# one-byte edits must get the same answer as Python's re.fullmatch on bytes.
+PATTERNS = [
+    HAND,
+    r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])",
+    r"[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}",
+    r"((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
+    r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?",
+    r"(a|b)*a(a|b){3}",
+    r".*\n[^\n]*",
+    r"\w+\s\W?\S{1,2}\D",
+    r"(ab|ba){2,4}c?x{0,}y{,2}",
+    r"[\x00-\x1f\x7f-\xff]{1,3}[^\x00-\x7f]*",
+    r"\x41\101\0\t[\]\\\-^]+[]a][^]b]-",
+    r"(?P<word>[a-z]+)(?:,[a-z]+)*a{2}\{",
+    r"(|a|bc)+d?",
+]
+
+
+def random_walk(dfa: DFA, rng: random.Random, max_len: int = 30) -> bytes:
+    """A random string of the language (stops in an accepting state)."""
+    out = bytearray()
+    state = 0
+    while True:
+        live = [b for b in range(256) if dfa.trans[state, b] != DEAD]
+        if dfa.accept[state] and (not live or rng.random() < 0.25 or len(out) >= max_len):
+            return bytes(out)
+        b = rng.choice(live)
+        out.append(b)
+        state = int(dfa.trans[state, b])
+
+
+def edits(data: bytes, rng: random.Random) -> list[bytes]:
+    result = []
+    for _ in range(4):
+        i = rng.randrange(len(data) + 1)
+        b = rng.randrange(256)
+        result.append(data[:i] + bytes([b]) + data[i:])  # insert
+        if data:
+            j = rng.randrange(len(data))
+            result.append(data[:j] + bytes([b]) + data[j + 1:])  # substitute
+            result.append(data[:j] + data[j + 1:])  # delete
+    return result
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_matches_python_re(pattern):
+    dfa = regex_to_dfa(pattern)
+    oracle = re.compile(pattern.encode())
+    rng = random.Random(pattern)
+    checked = 0
+    for _ in range(40):
+        word = random_walk(dfa, rng)
+        assert oracle.fullmatch(word), (pattern, word)
+        for text in [word[:k] for k in range(len(word))] + edits(word, rng):
+            assert dfa.matches(text) == bool(oracle.fullmatch(text)), (pattern, text)
+            checked += 1
+    assert checked > 100
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=patterns, data=st.lists(texts, min_size=1, max_size=12))
+def test_random_patterns_match_python_re(pattern, data):
+    dfa = regex_to_dfa(pattern)
+    oracle = re.compile(pattern.encode())
+    for text in data:
+        assert dfa.matches(text) == bool(oracle.fullmatch(text)), (pattern, text)
+
+
+EQUIVALENT = [
+    ("a|b", "[ab]"),
+    ("(a*)*", "a*"),
+    ("(ab)*a", "a(ba)*"),
+    ("a{2,3}", "aa|aaa"),
+    (r"\d", "[0-9]"),
+    ("(a|b)*", "(a*b*)*"),
+    ("x+", "xx*"),
+    (".*", r"[^\n]*"),
+    ("(cat|car|dog)s?", "ca[tr]s?|dogs?"),
+    (r"[\x00-\xff]", r"\D|\d"),
+]
+
+
+@pytest.mark.parametrize(("left", "right"), EQUIVALENT)
+def test_canonical_form(left, right):
+    a, b = regex_to_dfa(left), regex_to_dfa(right)
+    assert np.array_equal(a.trans, b.trans)
+    assert np.array_equal(a.accept, b.accept)
+    assert a == b
+
+
+def test_different_languages_give_different_tables():
+    assert regex_to_dfa("a|b") != regex_to_dfa("a|c")
+    assert regex_to_dfa("a*") != regex_to_dfa("a+")
+
+
+def live_states(dfa: DFA) -> set[int]:
+    live = {s for s in range(dfa.n_states) if dfa.accept[s]}
+    changed = True
+    while changed:
+        changed = False
+        for s in range(dfa.n_states):
+            if s not in live and any(t in live for t in set(dfa.trans[s].tolist()) if t != DEAD):
+                live.add(s)
+                changed = True
+    return live
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_every_state_is_live(pattern):
+    dfa = regex_to_dfa(pattern)
+    assert live_states(dfa) == set(range(dfa.n_states))
+
+
+@pytest.mark.parametrize("pattern", PATTERNS + [left for left, _ in EQUIVALENT])
+def test_tables_equal_an_independent_thompson_construction(pattern):
+    accept, trans = reference_tables(pattern)
+    dfa = regex_to_dfa(pattern)
+    assert np.array_equal(dfa.accept, accept)
+    assert np.array_equal(dfa.trans, trans)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=patterns)
+def test_random_patterns_equal_the_thompson_construction(pattern):
+    accept, trans = reference_tables(pattern)
+    dfa = regex_to_dfa(pattern)
+    assert np.array_equal(dfa.accept, accept), pattern
+    assert np.array_equal(dfa.trans, trans), pattern
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=patterns, data=st.lists(texts, min_size=1, max_size=10))
+def test_lazy_and_canonical_agree(pattern, data):
+    lazy = LazyDFA(pattern)
+    dfa = regex_to_dfa(pattern)
+    for text in data:
+        assert lazy.matches(text) == dfa.matches(text)
+
+
+@settings(max_examples=80, deadline=None)
+@given(pattern=patterns)
+def test_minimizing_twice_changes_nothing(pattern):
+    dfa = regex_to_dfa(pattern)
+    assert canonical(dfa.accept, dfa.trans) == dfa
+
+
+def test_canonical_of_a_redundant_table():
+    # A hand-made non-minimal DFA for (ab)*: states 0 and 2 are equivalent; state 3 is dead.
+    trans = np.full((4, 256), DEAD, dtype=np.int32)
+    trans[0, ord("a")] = 1
+    trans[1, ord("b")] = 2
+    trans[2, ord("a")] = 1
+    trans[1, ord("c")] = 3
+    trans[3, ord("a")] = 3
+    accept = np.array([True, False, True, False])
+    assert canonical(accept, trans) == regex_to_dfa("(ab)*")
+
+
+def test_state_budget_turns_an_explosion_into_an_error():
+    with pytest.raises(StateBudgetError, match="state budget"):
+        regex_to_dfa("(a|b)*a(a|b){12}", max_states=1000)
+    with pytest.raises(StateBudgetError):
+        lazy = LazyDFA("(a|b)*a(a|b){12}", max_states=50)
+        lazy.step(0, b"ab" * 40)
+    assert regex_to_dfa("(a|b)*a(a|b){12}").n_states == 8192
+
+
+def test_lazy_dfa_numbers_states_on_demand():
+    lazy = LazyDFA(HAND)
+    assert lazy.n_states == 1
+    assert lazy.step(0, b"dog") != DEAD
+    assert lazy.n_states == 4
+    assert lazy.is_accepting(lazy.step(0, b"dog"))
+    assert lazy.step(0, b"dox") == DEAD
+    row = lazy.row(0)
+    assert row[ord("c")] >= 0 and row[ord("x")] == DEAD
+    assert not row.flags.writeable
+    with pytest.raises(BrzozowskiError, match="does not exist"):
+        lazy.row(99)
+
+
+def test_dfa_validates_its_tables():
+    with pytest.raises(BrzozowskiError, match="shape"):
+        DFA(np.array([True]), np.zeros((2, 256), dtype=np.int32))
+    with pytest.raises(BrzozowskiError, match="entries"):
+        DFA(np.array([True]), np.full((1, 256), 5, dtype=np.int32))
+    with pytest.raises(BrzozowskiError, match="does not exist"):
+        regex_to_dfa("a").step(7, b"a")
+
+
+def test_dot_and_json_views():
+    dfa = regex_to_dfa(HAND)
+    dot = dfa.to_dot()
+    assert dot.startswith("digraph") and '3 -> 5 [label="[rt]"]' in dot
+    assert "5 [shape=doublecircle]" in dot
+    import json
+
+    tables = json.loads(dfa.to_json())
+    assert tables["n_states"] == 7 and tables["trans"][3][ord("t")] == 5
