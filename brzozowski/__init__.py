@@ -12,6 +12,7 @@ from .errors import (
     GoldenMismatchError,
     MaskError,
     RegexSyntaxError,
+    SamplingParamsError,
     SchemaError,
     StateBudgetError,
     TokenError,
@@ -20,7 +21,7 @@ from .errors import (
 from .golden import Oracle, check_golden
 from .lazy import DEFAULT_MAX_STATES, LazyDFA
 from .masks import TokenIndex, VocabTrie, vocab_trie
-from .sampling import SamplingParams, SamplingParamsError, distribution, sample
+from .sampling import SamplingParams, distribution, sample
 from .schema import json_schema_to_regex
 from .syntax import MAX_REPEAT_COUNT, parse
 from .vocab import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes

@@ -224,6 +224,7 @@ def canonical(accept: np.ndarray, trans: np.ndarray) -> DFA:
     representative = np.unique(block, return_index=True)[1]  # the first state of each block
     block_columns = np.append(block, DEAD)[columns[representative]]  # DEAD (-1) reads the pad
     # Breadth first from the start block, visiting classes in the order of their lowest byte.
+    # Blocks never reached (states cut off by the liveness pass) get no number and are dropped.
     lowest_byte_order = np.argsort(np.unique(class_of_byte, return_index=True)[1], kind="stable")
     table = block_columns[:, lowest_byte_order].tolist()
     number = [DEAD] * len(representative)
@@ -236,9 +237,7 @@ def canonical(accept: np.ndarray, trans: np.ndarray) -> DFA:
                 number[target] = next_number
                 next_number += 1
                 queue.append(target)
-    if next_number != len(number):  # cannot happen: every state was reached from the start
-        raise AssertionError("a block unreachable from the start survived minimization")
-    by_number = np.argsort(number)
+    by_number = np.argsort(number)[len(number) - next_number:]  # DEAD sorts first
     renumber = np.array(number + [DEAD], dtype=np.int32)
     new_columns = renumber[block_columns[by_number]]
     return DFA(accept[representative[by_number]], new_columns[:, class_of_byte])

@@ -63,5 +63,13 @@ class MaskError(BrzozowskiError):
     """Logits or a mask of the wrong shape or dtype, or a mask that allows nothing."""
 
 
+class SamplingParamsError(BrzozowskiError):
+    """A sampling parameter out of its range or of the wrong type; ``field`` names it."""
+
+    def __init__(self, message: str, field: str) -> None:
+        self.field = field
+        super().__init__(message)
+
+
 class GoldenMismatchError(BrzozowskiError):
     """Our masks, completeness or tables differ from the golden file."""

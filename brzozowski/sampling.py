@@ -53,17 +53,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import BrzozowskiError, MaskError, TokenError
+from .errors import MaskError, SamplingParamsError, TokenError
 
-__all__ = ["SamplingParams", "SamplingParamsError", "distribution", "sample"]
-
-
-class SamplingParamsError(BrzozowskiError):
-    """A sampling parameter out of its range or of the wrong type; ``field`` names it."""
-
-    def __init__(self, message: str, field: str) -> None:
-        self.field = field
-        super().__init__(message)
+__all__ = ["SamplingParams", "distribution", "sample"]
 
 
 # Top-p first looks at this many of the most likely tokens (an O(V) partition, ~1 ms at V = 200k)
@@ -85,7 +77,7 @@ class SamplingParams:
     >>> SamplingParams(top_p=0)
     Traceback (most recent call last):
     ...
-    brzozowski.sampling.SamplingParamsError: top_p must be in (0, 1], got 0
+    brzozowski.errors.SamplingParamsError: top_p must be in (0, 1], got 0
     """
 
     temperature: float = 1.0

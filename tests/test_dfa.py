@@ -71,14 +71,32 @@ PATTERNS = [
 ]
 
 
+def distances_to_acceptance(dfa: DFA) -> list[int]:
+    """For every state, the length of the shortest string that leads from it to acceptance."""
+    distance = [0 if a else -1 for a in dfa.accept.tolist()]
+    frontier = [s for s, d in enumerate(distance) if d == 0]
+    rows = dfa.trans.tolist()
+    while frontier:
+        reached = set(frontier)
+        frontier = []
+        for s, row in enumerate(rows):
+            if distance[s] < 0 and reached.intersection(row):
+                distance[s] = distance[next(iter(reached.intersection(row)))] + 1
+                frontier.append(s)
+    return distance
+
+
 def random_walk(dfa: DFA, rng: random.Random, max_len: int = 30) -> bytes:
-    """A random string of the language (stops in an accepting state)."""
+    """A random string of the language; past `max_len` bytes it heads straight for acceptance."""
+    distance = distances_to_acceptance(dfa)
     out = bytearray()
     state = 0
     while True:
         live = [b for b in range(256) if dfa.trans[state, b] != DEAD]
         if dfa.accept[state] and (not live or rng.random() < 0.25 or len(out) >= max_len):
             return bytes(out)
+        if len(out) >= max_len:
+            live = [b for b in live if distance[dfa.trans[state, b]] < distance[state]] or live
         b = rng.choice(live)
         out.append(b)
         state = int(dfa.trans[state, b])
@@ -214,9 +232,11 @@ def test_canonical_of_a_redundant_table():
 def test_state_budget_turns_an_explosion_into_an_error():
     with pytest.raises(StateBudgetError, match="state budget"):
         regex_to_dfa("(a|b)*a(a|b){12}", max_states=1000)
+    rng = random.Random(0)
+    lazy = LazyDFA("(a|b)*a(a|b){12}", max_states=50)
     with pytest.raises(StateBudgetError):
-        lazy = LazyDFA("(a|b)*a(a|b){12}", max_states=50)
-        lazy.step(0, b"ab" * 40)
+        lazy.step(0, bytes(rng.choice(b"ab") for _ in range(400)))
+    assert lazy.n_states == 50
     assert regex_to_dfa("(a|b)*a(a|b){12}").n_states == 8192
 
 

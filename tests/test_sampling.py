@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from brzozowski.errors import BrzozowskiError, MaskError, TokenError
-from brzozowski.sampling import SamplingParams, SamplingParamsError, distribution, sample
+from brzozowski.errors import SamplingParamsError
+from brzozowski.sampling import SamplingParams, distribution, sample
 
 NEG = -math.inf
 
