@@ -24,7 +24,7 @@ Byte sets are 256-bit Python ints: bit ``b`` set means byte ``b`` is in the set.
 
 >>> r = concat(literal(b"ab"), star(byte_set(1 << ord("c"))))
 >>> r
-Term(ab(c)*)
+Term(abc*)
 >>> alt(r, r) is r, r.nullable, star(star(r)) is star(r)
 (True, False, True)
 
