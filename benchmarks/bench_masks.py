@@ -7,6 +7,9 @@ Usage (in the benchmark environment, see README.md):
 Engines (each worker is a fresh interpreter pinned to one CPU):
 - ``ours-lazy``: ``LazyDFA(rx)`` + ``TokenIndex(lazy, vocab, eos)``; masks computed per state on first
   request and cached; walked with ``Constraint`` (``mask()``, ``bitmask()``, ``advance(tok)``).
+- ``ours-lazy-bytes``: the same with ``TokenIndex(..., compress=False)``: the walks use the
+  vocabulary's byte trie (built once per vocabulary) instead of a trie of the tokens' byte-class
+  strings (built per byte partition of the pattern: it costs time before the first mask).
 - ``ours-eager``: the same over ``regex_to_dfa(rx)`` (the canonical minimal DFA, built whole first).
 - ``llguidance``: ``LLMatcher(LLTokenizer.from_tiktoken(...), grammar_from_regex(rx))``; per step
   ``fill_next_token_bitmask`` then ``consume_token``. It has no per-state mask cache: it computes
@@ -55,7 +58,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
 
-ENGINES = ("ours-lazy", "ours-eager", "llguidance", "outlines-core")
+ENGINES = ("ours-lazy", "ours-lazy-bytes", "ours-eager", "llguidance", "outlines-core")
 SPECIALS = {
     "cl100k_base": {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
                     "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276},
@@ -89,13 +92,14 @@ def _popcount(words) -> int:
 
 
 class _Ours:
-    def __init__(self, vocab_name: str, eager: bool) -> None:
+    def __init__(self, vocab_name: str, eager: bool, compress: bool | None = None) -> None:
         from brzozowski.vocab import load_tiktoken_vocab
         from brzozowski.masks import vocab_trie
 
         tokens, self.eos = load_tiktoken_vocab(vocab_name)
         self.trie = vocab_trie(tokens)
         self.eager = eager
+        self.options = {} if compress is None else {"compress": compress}
 
     def compile(self, rx: str):
         from brzozowski import LazyDFA, regex_to_dfa
@@ -116,7 +120,8 @@ class _Ours:
         from brzozowski.constraint import Constraint
         from brzozowski.masks import TokenIndex
 
-        self.index = TokenIndex(regex_to_dfa(rx) if self.eager else LazyDFA(rx), self.trie, self.eos)
+        self.index = TokenIndex(regex_to_dfa(rx) if self.eager else LazyDFA(rx), self.trie, self.eos,
+                                **self.options)
         self.c = Constraint(self.index)
 
     def step(self, tok: int):
@@ -228,6 +233,8 @@ class _Outlines:
 def _engine(name: str, vocab: str):
     if name == "ours-lazy":
         return _Ours(vocab, eager=False)
+    if name == "ours-lazy-bytes":
+        return _Ours(vocab, eager=False, compress=False)
     if name == "ours-eager":
         return _Ours(vocab, eager=True)
     if name == "llguidance":
@@ -452,7 +459,7 @@ def main() -> None:
                 cold = mem = None
                 if eng.startswith("ours"):
                     cold = C.run_worker(__file__, {**base, "engine": eng, "mode": "cold"}, a.timeout)
-                if not a.no_memory:
+                if not a.no_memory and eng != "ours-lazy-bytes":
                     mem = C.run_worker(__file__, {**base, "engine": eng, "mode": "memory"}, a.timeout)
                 R[(vocab, wname, eng)] = (runs, mem, cold)
                 ok = [r for r in runs if "error" not in r]
@@ -524,8 +531,9 @@ def report(R, prep, vocabs, workloads, engines) -> None:
 
     for vocab in vocabs:
         print(f"\n## (a) time to first mask (compile + first mask as an int32 bitmask), {vocab}")
-        headers = ["workload", "ours lazy", "ours eager (states)", "llguidance", "outlines-core Index",
-                   "outlines / ours lazy", "outlines / ours eager", "llguidance / ours lazy"]
+        headers = ["workload", "ours lazy", "ours lazy, byte trie", "ours eager (states)", "llguidance",
+                   "outlines-core Index", "outlines / ours lazy", "outlines / ours lazy, byte trie",
+                   "outlines / ours eager", "llguidance / ours lazy", "llguidance / ours lazy, byte trie"]
         rows = []
         for w in workloads:
             f = {e: C.median([r["first"] for r in _ok(R, (vocab, w, e))[0]]) if _ok(R, (vocab, w, e))[0] else None
@@ -536,10 +544,13 @@ def report(R, prep, vocabs, workloads, engines) -> None:
             eager_states = _ok(R, (vocab, w, "ours-eager"))[0]
             st = f" ({eager_states[0]['n_states']})" if eager_states else ""
             ratio = lambda x, y: C.fmt_ratio(x / y) if x and y else "-"  # noqa: E731
-            rows.append([w, t("ours-lazy"), t("ours-eager") + st, t("llguidance"), t("outlines-core"),
+            rows.append([w, t("ours-lazy"), t("ours-lazy-bytes"), t("ours-eager") + st, t("llguidance"),
+                         t("outlines-core"),
                          ratio(f.get("outlines-core"), f.get("ours-lazy")),
+                         ratio(f.get("outlines-core"), f.get("ours-lazy-bytes")),
                          ratio(f.get("outlines-core"), f.get("ours-eager")),
-                         ratio(f.get("llguidance"), f.get("ours-lazy"))])
+                         ratio(f.get("llguidance"), f.get("ours-lazy")),
+                         ratio(f.get("llguidance"), f.get("ours-lazy-bytes"))])
         print(C.table(headers, rows))
         print("median [min] over the timing processes; ratios of the medians (>1: we are sooner)")
 
@@ -547,9 +558,9 @@ def report(R, prep, vocabs, workloads, engines) -> None:
         print(f"\n## (b) cold masks: mask(state) the first time a state is reached along the walk, {vocab}")
         headers = ["workload", "automaton", "states", "cold masks", "median", "p90", "max", "first mask (bool)"]
         rows = []
-        every: dict = {"ours-lazy": [], "ours-eager": []}
+        every: dict = {"ours-lazy": [], "ours-lazy-bytes": [], "ours-eager": []}
         for w in workloads:
-            for e in ("ours-lazy", "ours-eager"):
+            for e in every:
                 c = _cold(R, (vocab, w, e))
                 if not c:
                     continue
@@ -563,7 +574,8 @@ def report(R, prep, vocabs, workloads, engines) -> None:
                 rows.append(["all walks", e[5:], "", str(len(cold)), C.fmt_ms(C.median(cold)),
                              C.fmt_ms(C.percentile(cold, 90)), C.fmt_ms(max(cold)), ""])
         print(C.table(headers, rows))
-        print("lazy: the cold mask also discovers the automaton states the tokens' bytes lead to (derivatives in "
+        print("lazy-bytes: TokenIndex(..., compress=False), the byte trie instead of the pattern's class-string trie. "
+              "lazy: the cold mask also discovers the automaton states the tokens' bytes lead to (derivatives in "
               "Python); eager: the whole DFA was built at compile time, a cold mask is only the trie walk. "
               "states = automaton states known at the end of the walk.")
 
