@@ -245,17 +245,23 @@ def canonical(accept: np.ndarray, trans: np.ndarray) -> DFA:
 
 def remove_dead_states(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """Send every transition into a state that cannot reach acceptance to DEAD."""
-    live = accept.copy()
-    while True:  # backward reachability, one layer per round
-        reaches_live = live | np.append(live, False)[columns].any(axis=1)  # DEAD reads the pad
-        if np.array_equal(reaches_live, live):
-            break
-        live = reaches_live
-    if live.all():
+    predecessors: list[list[int]] = [[] for _ in range(len(accept))]
+    for source, row in enumerate(columns.tolist()):
+        for target in set(row):
+            if target != DEAD:
+                predecessors[target].append(source)
+    live = accept.tolist()
+    stack = [s for s, accepting in enumerate(live) if accepting]
+    while stack:  # backward reachability from the accepting states
+        for source in predecessors[stack.pop()]:
+            if not live[source]:
+                live[source] = True
+                stack.append(source)
+    if all(live):
         return columns
     if not live[0]:
         raise BrzozowskiError("the language is empty: no state accepts")
-    return np.where(np.append(live, False)[columns], columns, DEAD)
+    return np.where(np.append(np.array(live), False)[columns], columns, DEAD)  # DEAD reads the pad
 
 
 def minimize(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:
@@ -271,6 +277,10 @@ def minimize(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:
 
 def _label_rows(matrix: np.ndarray) -> tuple[np.ndarray, int]:
     """Number the distinct rows of `matrix` (equal rows, equal labels); return (labels, count)."""
+    if matrix.size <= _SMALL_TABLE:  # a dict of tuples beats numpy's per-call overhead here
+        labels_of: dict[tuple[int, ...], int] = {}
+        labels = [labels_of.setdefault(tuple(row), len(labels_of)) for row in matrix.tolist()]
+        return np.array(labels, dtype=np.intp), len(labels_of)
     order = np.lexsort(matrix.T[::-1])
     ordered = matrix[order]
     changes = np.any(ordered[1:] != ordered[:-1], axis=1)
@@ -278,6 +288,9 @@ def _label_rows(matrix: np.ndarray) -> tuple[np.ndarray, int]:
     labels = np.empty(len(matrix), dtype=np.intp)
     labels[order] = sorted_labels
     return labels, int(sorted_labels[-1]) + 1
+
+
+_SMALL_TABLE = 2048  # entries; measured crossover of the two ways to label rows, within 2x either side
 
 
 _COLUMN_WEIGHTS = np.random.default_rng(20091).integers(1, 2**62, size=1 << 16, dtype=np.int64)

@@ -58,13 +58,10 @@ class _ClassMap:
     __slots__ = ("class_of", "representatives")
 
     def __init__(self, partition: tuple[int, ...]) -> None:
-        class_of = np.empty(256, dtype=np.intp)
-        self.representatives = []
-        for index, bits in enumerate(partition):
-            members = _bits_to_array(bits)
-            class_of[members] = index
-            self.representatives.append(int(members[0]))
-        self.class_of = class_of
+        packed = np.frombuffer(b"".join(bits.to_bytes(32, "little") for bits in partition), np.uint8)
+        members = np.unpackbits(packed.reshape(len(partition), 32), axis=1, bitorder="little")
+        self.class_of = members.argmax(axis=0)  # each byte is in exactly one class
+        self.representatives = [(bits & -bits).bit_length() - 1 for bits in partition]
 
 
 _CLASS_MAPS: dict[int, _ClassMap] = {}
@@ -75,12 +72,6 @@ def _class_map(partition: tuple[int, ...]) -> _ClassMap:
     if found is None:
         found = _CLASS_MAPS[id(partition)] = _ClassMap(partition)
     return found
-
-
-def _bits_to_array(bits: int) -> np.ndarray:
-    """The bytes of a 256-bit set, ascending."""
-    packed = np.frombuffer(bits.to_bytes(32, "little"), dtype=np.uint8)
-    return np.flatnonzero(np.unpackbits(packed, bitorder="little"))
 
 
 class LazyDFA:
