@@ -55,7 +55,9 @@ from .terms import (
     repeat,
 )
 
-__all__ = ["derivative", "derivative_classes", "derivative_of_string", "matches", "meet"]
+__all__ = [
+    "alphabet_classes", "derivative", "derivative_classes", "derivative_of_string", "matches", "meet",
+]
 
 _TRIVIAL_PARTITION: tuple[int, ...] = (ALL_BYTES,)
 
@@ -126,6 +128,26 @@ def _classes(term: Term) -> tuple[int, ...]:
             result = meet(result, derivative_classes(t))
         return result
     return derivative_classes(term.children[0])  # star, repeat
+
+
+def alphabet_classes(term: Term) -> tuple[int, ...]:
+    """The partition of the bytes that no byte set inside `term` tells apart.
+
+    Every derivative of `term`, however deep, is built from those byte sets by union and
+    intersection with other terms only, so this partition refines the derivative classes of every
+    state reachable from `term`: bytes of one class lead from every such state to the same state.
+    """
+    partition = _TRIVIAL_PARTITION
+    seen: set[int] = set()
+    todo = [term]
+    while todo:
+        t = todo.pop()
+        if t.id not in seen:
+            seen.add(t.id)
+            if t.kind == K_BYTES:
+                partition = meet(partition, derivative_classes(t))
+            todo.extend(t.children)
+    return partition
 
 
 _PARTITIONS: dict[tuple[int, ...], tuple[int, ...]] = {}

@@ -31,6 +31,7 @@ J. Ullman, *Introduction to Automata Theory*, §3.4 (minimization); seed §2.2.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import deque
 from dataclasses import dataclass
@@ -76,6 +77,14 @@ class DFA:
     @property
     def n_states(self) -> int:
         return len(self.accept)
+
+    @functools.cached_property
+    def byte_classes(self) -> np.ndarray:
+        """The class of every byte (int[256]): bytes with equal columns in `trans`, which lead from
+        every state to the same state. Classes are numbered in the order of their lowest byte."""
+        classes = _byte_classes(self.trans)[1]
+        classes.setflags(write=False)
+        return classes
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DFA):
@@ -196,8 +205,9 @@ def _show_ranges(ranges: list[tuple[int, int]]) -> str:
 
 def regex_to_dfa(pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES) -> DFA:
     """The canonical DFA of `pattern` (Python `re` bytes syntax, full match)."""
-    accept, trans = explore(LazyDFA(pattern, max_states=max_states))
-    return canonical(accept, trans)
+    lazy = LazyDFA(pattern, max_states=max_states)
+    accept, trans = explore(lazy)
+    return canonical(accept, trans, lazy.byte_classes)
 
 
 def explore(lazy: LazyDFA) -> tuple[np.ndarray, np.ndarray]:
@@ -211,13 +221,17 @@ def explore(lazy: LazyDFA) -> tuple[np.ndarray, np.ndarray]:
     return accept, np.stack(rows)
 
 
-def canonical(accept: np.ndarray, trans: np.ndarray) -> DFA:
+def canonical(accept: np.ndarray, trans: np.ndarray, class_of_byte: np.ndarray | None = None) -> DFA:
     """The canonical DFA of any complete table whose start is state 0 (seed §2.2).
 
     Dead states are removed, the rest minimized (Moore) and renumbered breadth first with bytes
-    ascending. Works on the table's byte classes (its distinct columns), expanded back at the end.
+    ascending. Works on byte classes (bytes with equal columns; `class_of_byte` if the caller knows
+    a partition whose bytes have equal columns, else computed), expanded back at the end.
     """
-    columns, class_of_byte = _byte_classes(trans)
+    if class_of_byte is None:
+        columns, class_of_byte = _byte_classes(trans)
+    else:
+        columns = trans[:, np.unique(class_of_byte, return_index=True)[1]]
     columns = remove_dead_states(accept, columns)
     block = minimize(accept, columns)
     # One representative state per block, and the block-level table over byte classes.

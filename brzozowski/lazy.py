@@ -34,7 +34,7 @@ import threading
 
 import numpy as np
 
-from .derivatives import derivative, derivative_classes
+from .derivatives import alphabet_classes, derivative, derivative_classes
 from .errors import BrzozowskiError, StateBudgetError
 from .syntax import parse
 from .terms import EMPTY, Term
@@ -86,6 +86,11 @@ class LazyDFA:
         if max_states < 1:
             raise BrzozowskiError(f"max_states must be at least 1, not {max_states}")
         self.max_states = max_states
+        alphabet = _class_map(alphabet_classes(term))
+        self.byte_classes: np.ndarray = alphabet.class_of
+        """The class of every byte (int[256]): bytes of one class lead from every state, discovered
+        or not, to the same state (`alphabet_classes` of the pattern)."""
+        self.byte_classes.setflags(write=False)
         self._lock = threading.Lock()
         self._terms: list[Term] = []
         self._numbers: dict[Term, int] = {}

@@ -329,34 +329,6 @@ def shared_class_trie(trie: TrieLevels, class_of_byte: np.ndarray) -> TrieLevels
     return found
 
 
-def _byte_classes(trans: np.ndarray) -> np.ndarray:
-    """Bytes whose columns of `trans` are equal lead everywhere to the same states: one class."""
-    return np.unique(np.ascontiguousarray(trans.T), axis=0, return_inverse=True)[1].reshape(-1)
-
-
-def _term_byte_classes(term: Any) -> np.ndarray:
-    """The classes of a lazy automaton, known before its states are: bytes that belong to the same
-    byte sets of the pattern's term. Every derivative is built from those sets by union only, so
-    such bytes lead from every state, discovered or not, to the same state."""
-    from .terms import K_BYTES
-
-    labels = np.zeros(256, dtype=np.intp)
-    seen, todo, sets = set(), [term], set()
-    while todo:
-        t = todo.pop()
-        if t.id in seen:
-            continue
-        seen.add(t.id)
-        if t.kind == K_BYTES:
-            sets.add(t.bits)
-        todo.extend(t.children)
-    for bits in sets:
-        member = np.unpackbits(np.frombuffer(bits.to_bytes(32, "little"), dtype=np.uint8),
-                               bitorder="little").astype(np.intp)
-        labels = np.unique(labels * 2 + member, return_inverse=True)[1].reshape(-1)
-    return labels
-
-
 class _Table:
     """The transition table the walk gathers through, as int32 *codes*: state s is ``(s + 1) * 256``.
 
@@ -472,14 +444,9 @@ class TokenIndex:
         self._table = _Table(automaton)
         self.levels: TrieLevels = self.trie
         if compress is not False:
-            if self._table.complete:
-                classes = _byte_classes(automaton.trans)
-            elif callable(getattr(automaton, "term", None)):  # a LazyDFA: from its pattern
-                classes = _term_byte_classes(automaton.term(automaton.start))
-            elif compress:
+            classes = getattr(automaton, "byte_classes", None)  # DFA and LazyDFA know theirs
+            if classes is None and compress:
                 raise MaskError("compress=True needs a DFA or a LazyDFA (their byte classes)")
-            else:
-                classes = None
             if classes is not None:
                 if compress or classes.max() < COMPRESS_MAX_CLASSES:
                     merged = shared_class_trie(self.trie, classes)

@@ -549,10 +549,7 @@ def test_cli_masks_prints_counts_and_timings(tmp_path, capsys):
 def test_a_lazy_patterns_byte_classes_are_sound(pattern):
     """Bytes the pattern's byte sets never tell apart have equal columns in the canonical DFA
     (so a class trie over them gives a lazy automaton the same masks)."""
-    from brzozowski.masks import _term_byte_classes
-
-    lazy = LazyDFA(pattern)
-    classes = _term_byte_classes(lazy.term(lazy.start))
+    classes = LazyDFA(pattern).byte_classes
     dfa = regex_to_dfa(pattern)
     for c in np.unique(classes):
         members = np.flatnonzero(classes == c)
