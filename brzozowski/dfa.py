@@ -206,32 +206,35 @@ def _show_ranges(ranges: list[tuple[int, int]]) -> str:
 def regex_to_dfa(pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES) -> DFA:
     """The canonical DFA of `pattern` (Python `re` bytes syntax, full match)."""
     lazy = LazyDFA(pattern, max_states=max_states)
-    accept, trans = explore(lazy)
-    return canonical(accept, trans, lazy.byte_classes)
+    accept, columns = explore(lazy)
+    return _canonical_over_classes(accept, columns, lazy.byte_classes)
 
 
 def explore(lazy: LazyDFA) -> tuple[np.ndarray, np.ndarray]:
-    """Visit every state reachable from the start; return (accept, trans) in discovery order."""
+    """Visit every state reachable from the start. Return (accept, columns) in discovery order:
+    `columns[s, k]` is the transition of state s on class k of `lazy.byte_classes`."""
     rows = []
     state = 0
-    while state < lazy.n_states:  # row() may discover states: they are numbered at the end
-        rows.append(lazy.row(state))
+    while state < lazy.n_states:  # class_row() may discover states: they are numbered at the end
+        rows.append(lazy.class_row(state))
         state += 1
     accept = np.fromiter((lazy.is_accepting(s) for s in range(lazy.n_states)), bool, lazy.n_states)
-    return accept, np.stack(rows)
+    return accept, np.array(rows, dtype=np.int32).reshape(len(rows), -1)
 
 
-def canonical(accept: np.ndarray, trans: np.ndarray, class_of_byte: np.ndarray | None = None) -> DFA:
-    """The canonical DFA of any complete table whose start is state 0 (seed §2.2).
+def canonical(accept: np.ndarray, trans: np.ndarray) -> DFA:
+    """The canonical DFA of any complete table ``trans: int[S, 256]`` whose start is state 0."""
+    columns, class_of_byte = _byte_classes(trans)
+    return _canonical_over_classes(accept, columns, class_of_byte)
+
+
+def _canonical_over_classes(accept: np.ndarray, columns: np.ndarray, class_of_byte: np.ndarray) -> DFA:
+    """The canonical DFA of a table over byte classes (seed §2.2): `columns[s, k]` is the
+    transition of state s on every byte b with ``class_of_byte[b] == k``.
 
     Dead states are removed, the rest minimized (Moore) and renumbered breadth first with bytes
-    ascending. Works on byte classes (bytes with equal columns; `class_of_byte` if the caller knows
-    a partition whose bytes have equal columns, else computed), expanded back at the end.
+    ascending; the classes are expanded back to 256 columns at the end.
     """
-    if class_of_byte is None:
-        columns, class_of_byte = _byte_classes(trans)
-    else:
-        columns = trans[:, np.unique(class_of_byte, return_index=True)[1]]
     columns = remove_dead_states(accept, columns)
     block = minimize(accept, columns)
     # One representative state per block, and the block-level table over byte classes.

@@ -55,13 +55,21 @@ _UNKNOWN = -2  # a transition not computed yet
 class _ClassMap:
     """How the bytes of one derivative partition map to its classes (shared by every state with it)."""
 
-    __slots__ = ("class_of", "representatives")
+    __slots__ = ("class_of", "representatives", "_local")
 
     def __init__(self, partition: tuple[int, ...]) -> None:
         packed = np.frombuffer(b"".join(bits.to_bytes(32, "little") for bits in partition), np.uint8)
         members = np.unpackbits(packed.reshape(len(partition), 32), axis=1, bitorder="little")
         self.class_of = members.argmax(axis=0)  # each byte is in exactly one class
         self.representatives = [(bits & -bits).bit_length() - 1 for bits in partition]
+        self._local: dict[int, list[int]] = {}
+
+    def local_classes(self, alphabet: list[int]) -> list[int]:
+        """This partition's class of each byte in `alphabet` (memoized per alphabet)."""
+        found = self._local.get(id(alphabet))
+        if found is None:
+            found = self._local[id(alphabet)] = self.class_of[alphabet].tolist()
+        return found
 
 
 _CLASS_MAPS: dict[int, _ClassMap] = {}
@@ -87,6 +95,7 @@ class LazyDFA:
             raise BrzozowskiError(f"max_states must be at least 1, not {max_states}")
         self.max_states = max_states
         alphabet = _class_map(alphabet_classes(term))
+        self._alphabet = alphabet.representatives
         self.byte_classes: np.ndarray = alphabet.class_of
         """The class of every byte (int[256]): bytes of one class lead from every state, discovered
         or not, to the same state (`alphabet_classes` of the pattern)."""
@@ -146,6 +155,16 @@ class LazyDFA:
             row.setflags(write=False)
             self._rows[state] = row
         return row
+
+    def class_row(self, state: int) -> list[int]:
+        """The transitions of `state` on each class of `byte_classes`, in class order."""
+        class_map = self._maps[self._check(state)]
+        targets = self._targets[state]
+        local = class_map.local_classes(self._alphabet)
+        for index in set(local):
+            if targets[index] == _UNKNOWN:
+                self._compute(state, index)
+        return [targets[index] for index in local]
 
     # -- growth ----------------------------------------------------------------------------------
 
