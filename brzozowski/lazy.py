@@ -55,20 +55,33 @@ _UNKNOWN = -2  # a transition not computed yet
 class _ClassMap:
     """How the bytes of one derivative partition map to its classes (shared by every state with it)."""
 
-    __slots__ = ("class_of", "representatives", "_local")
+    __slots__ = ("partition", "representatives", "_class_of", "_local")
 
     def __init__(self, partition: tuple[int, ...]) -> None:
-        packed = np.frombuffer(b"".join(bits.to_bytes(32, "little") for bits in partition), np.uint8)
-        members = np.unpackbits(packed.reshape(len(partition), 32), axis=1, bitorder="little")
-        self.class_of = members.argmax(axis=0)  # each byte is in exactly one class
+        self.partition = partition
         self.representatives = [(bits & -bits).bit_length() - 1 for bits in partition]
+        self._class_of: np.ndarray | None = None
         self._local: dict[int, list[int]] = {}
+
+    @property
+    def class_of(self) -> np.ndarray:
+        """The class index of every byte (int[256]), built on first use."""
+        if self._class_of is None:
+            partition = self.partition
+            packed = np.frombuffer(b"".join(bits.to_bytes(32, "little") for bits in partition),
+                                   np.uint8)
+            members = np.unpackbits(packed.reshape(len(partition), 32), axis=1, bitorder="little")
+            self._class_of = members.argmax(axis=0)  # each byte is in exactly one class
+        return self._class_of
 
     def local_classes(self, alphabet: list[int]) -> list[int]:
         """This partition's class of each byte in `alphabet` (memoized per alphabet)."""
         found = self._local.get(id(alphabet))
         if found is None:
-            found = self._local[id(alphabet)] = self.class_of[alphabet].tolist()
+            found = [
+                next(i for i, bits in enumerate(self.partition) if (bits >> b) & 1) for b in alphabet
+            ]
+            self._local[id(alphabet)] = found
         return found
 
 
