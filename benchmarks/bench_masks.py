@@ -459,7 +459,7 @@ def main() -> None:
                 cold = mem = None
                 if eng.startswith("ours"):
                     cold = C.run_worker(__file__, {**base, "engine": eng, "mode": "cold"}, a.timeout)
-                if not a.no_memory and eng != "ours-lazy-bytes":
+                if not a.no_memory:
                     mem = C.run_worker(__file__, {**base, "engine": eng, "mode": "memory"}, a.timeout)
                 R[(vocab, wname, eng)] = (runs, mem, cold)
                 ok = [r for r in runs if "error" not in r]
@@ -476,7 +476,7 @@ def main() -> None:
     if not a.no_memory:
         for vocab in vocabs:
             for eng in engines:
-                if eng == "ours-eager":
+                if eng in ("ours-eager", "ours-lazy-bytes"):  # the same VocabTrie as ours-lazy
                     continue
                 prep[(vocab, eng)] = C.run_worker(__file__, {"engine": eng, "vocab": vocab, "mode": "prep"}, a.timeout)
     report(R, prep, vocabs, workloads, engines)
