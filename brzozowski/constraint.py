@@ -76,25 +76,24 @@ class Constraint:
         return self.done or self.index.is_accepting(self.state)
 
     def advance(self, token_id: int) -> None:
-        """Move past `token_id`; `TokenError` if it is not in the current mask or comes after EOS."""
+        """Move past `token_id`; `TokenError` if it is not in the current mask or comes after EOS.
+
+        A token is in the mask exactly when its bytes lead somewhere from the current state (EOS:
+        when the state accepts), so the check is the memoized next state itself, not a mask lookup.
+        """
         self._refuse_after_eos(f"advance with token {token_id!r}")
         index = self.index
         token_id = index._check_token(token_id)
-        if not index._mask(self.state)[token_id]:
+        target = index._next(self.state, token_id)
+        if target == DEAD:
             raise TokenError(
                 f"token {token_id} ({self._describe(token_id)}) is not allowed in state "
                 f"{self.state}: it is outside the mask"
             )
         if token_id == index.eos_id:
             self.done = True
-            return
-        target = index._next(self.state, token_id)
-        if target == DEAD:  # the mask said alive, the bytes say dead: an index bug, never hide it
-            raise MaskError(
-                f"internal inconsistency: token {token_id} ({self._describe(token_id)}) is in the "
-                f"mask of state {self.state} but its bytes lead to DEAD"
-            )
-        self.state = target
+        else:
+            self.state = target
 
     def _refuse_after_eos(self, what: str) -> None:
         if self.done:
