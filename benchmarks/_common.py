@@ -253,11 +253,12 @@ def fmt_ms(seconds: float | None) -> str:
 def fmt_ratio(x: float | None, lower_bound: bool = False) -> str:
     if x is None or x != x:
         return "-"
-    return (">" if lower_bound else "") + (f"{x:.0f}×" if x >= 100 else f"{x:.1f}×")
+    return (">" if lower_bound else "") + (f"{x:.0f}×" if x >= 100 else f"{x:.1f}×" if x >= 0.1 else f"{x:.2f}×")
 
 
 def table(headers: list[str], rows: list[list[str]]) -> str:
     """A GitHub-flavoured markdown table (also readable in a terminal)."""
+    rows = [[c.replace("|", "\\|") for c in r] for r in rows]  # a pipe inside a cell must be escaped
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
     line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
     sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
