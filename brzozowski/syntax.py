@@ -38,7 +38,6 @@ from .errors import RegexSyntaxError
 from .terms import (
     ALL_BYTES,
     EMPTY,
-    EPSILON,
     Term,
     alt,
     byte,
