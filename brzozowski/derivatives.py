@@ -22,7 +22,15 @@ where P ∧ Q is the coarsest common refinement. A partition is a tuple of non-e
 sets whose union is all bytes, ordered by their lowest byte. (The classes may be finer than needed,
 never coarser.)
 
-Both are memoized on the term: each term remembers its derivatives by byte and its classes.
+Both are memoized on the term: each term remembers its derivatives by byte and its classes, so the
+memos die with the term. Neither recurses: each walks an explicit stack of the sub-terms it still
+needs (post-order), so a deep term (a long concatenation of nullable parts, deeply nested groups)
+costs heap, not Python stack. The rules themselves are one short function per kind (`_derive`,
+`_classes`); `_needed` says which sub-terms each rule reads.
+
+Partitions are interned (`_canonical`) so that `meet` can be memoized by identity. Both tables are
+process-wide but bounded (`MAX_PARTITION_MEMO` entries, emptied when full): a memo entry holds the
+partitions it is keyed by, so an id in a key always belongs to a live object.
 
 >>> from brzozowski.syntax import parse
 >>> r = parse("(cat|car|dog)s?")
@@ -56,7 +64,7 @@ from .terms import (
 )
 
 __all__ = [
-    "alphabet_classes", "derivative", "derivative_classes", "derivative_of_string", "matches", "meet",
+    "MAX_PARTITION_MEMO", "alphabet_classes", "derivative", "derivative_classes", "derivative_of_string", "matches", "meet",
 ]
 
 _TRIVIAL_PARTITION: tuple[int, ...] = (ALL_BYTES,)
@@ -69,24 +77,63 @@ def derivative(term: Term, b: int) -> Term:
     cached = term.derivatives.get(b)
     if cached is not None:
         return cached
+    todo = [term]
+    while todo:  # post-order: a term's rule runs once the derivatives it reads are memoized
+        t = todo[-1]
+        missing = [c for c in _needed(t) if (c.first >> b) & 1 and b not in c.derivatives]
+        if missing:
+            todo.extend(missing)
+            continue
+        todo.pop()
+        if b not in t.derivatives:  # a shared sub-term may have been pushed twice
+            t.derivatives[b] = _derive(t, b)
+    return term.derivatives[b]
+
+
+def _needed(term: Term) -> list[Term] | tuple[Term, ...]:
+    """The sub-terms whose derivatives (and classes) the rules for `term` read.
+
+    For a concatenation that is every head along its spine up to the first non-nullable one, or
+    the final tail if all are nullable: the rule takes the whole spine at once (one alternation,
+    not one per suffix, which would be quadratic in the spine's length)."""
+    if term.kind != K_CONCAT:
+        return term.children
+    parts = []
+    while term.kind == K_CONCAT:
+        head, term = term.children
+        parts.append(head)
+        if not head.nullable:
+            return parts
+    parts.append(term)
+    return parts
+
+
+def _memo(term: Term, b: int) -> Term:
+    """The derivative of `term` by `b`, which must be ∅ or memoized already."""
+    return term.derivatives[b] if (term.first >> b) & 1 else EMPTY
+
+
+def _derive(term: Term, b: int) -> Term:
+    """One derivative rule (see the module docstring); the sub-terms' derivatives are memoized."""
     kind = term.kind
     if kind == K_BYTES:  # b is in the set: `first` said so
-        result = EPSILON
-    elif kind == K_CONCAT:
-        head, tail = term.children
-        result = concat(derivative(head, b), tail)
-        if head.nullable:
-            result = alt(result, derivative(tail, b))
-    elif kind == K_ALT:
-        result = alt(*[derivative(t, b) for t in term.children])
-    elif kind == K_STAR:
-        result = concat(derivative(term.children[0], b), term)
-    else:  # K_REPEAT
-        body = term.children[0]
-        rest = repeat(body, max(term.lo - 1, 0), None if term.hi is None else term.hi - 1)
-        result = concat(derivative(body, b), rest)
-    term.derivatives[b] = result
-    return result
+        return EPSILON
+    if kind == K_CONCAT:  # the rule for r·s, applied down the spine while r is nullable
+        operands = []
+        while term.kind == K_CONCAT:
+            head, term = term.children
+            operands.append(concat(_memo(head, b), term))
+            if not head.nullable:
+                return alt(*operands)
+        operands.append(_memo(term, b))
+        return alt(*operands)
+    if kind == K_ALT:
+        return alt(*[_memo(t, b) for t in term.children])
+    if kind == K_STAR:
+        return concat(_memo(term.children[0], b), term)
+    body = term.children[0]  # K_REPEAT
+    rest = repeat(body, max(term.lo - 1, 0), None if term.hi is None else term.hi - 1)
+    return concat(_memo(body, b), rest)
 
 
 def derivative_of_string(term: Term, data: bytes) -> Term:
@@ -105,29 +152,31 @@ def matches(term: Term, data: bytes) -> bool:
 
 def derivative_classes(term: Term) -> tuple[int, ...]:
     """A partition of the 256 bytes into sets whose bytes give the same derivative (memoized)."""
-    classes = term.classes
-    if classes is None:
-        classes = term.classes = _classes(term)
-    return classes
+    if term.classes is None:
+        todo = [term]
+        while todo:  # post-order, as in `derivative`
+            t = todo[-1]
+            missing = [c for c in _needed(t) if c.classes is None]
+            if missing:
+                todo.extend(missing)
+                continue
+            todo.pop()
+            if t.classes is None:  # a shared sub-term may have been pushed twice
+                t.classes = _classes(t)
+    return term.classes
 
 
 def _classes(term: Term) -> tuple[int, ...]:
+    """One class rule (see the module docstring); the sub-terms' classes are memoized."""
     kind = term.kind
     if kind == K_EMPTY or kind == K_EPSILON:
         return _TRIVIAL_PARTITION
     if kind == K_BYTES:
         return _canonical((term.bits, ALL_BYTES ^ term.bits))
-    if kind == K_CONCAT:
-        head, tail = term.children
-        if head.nullable:
-            return meet(derivative_classes(head), derivative_classes(tail))
-        return derivative_classes(head)
-    if kind == K_ALT:
-        result = _TRIVIAL_PARTITION
-        for t in term.children:
-            result = meet(result, derivative_classes(t))
-        return result
-    return derivative_classes(term.children[0])  # star, repeat
+    result = _TRIVIAL_PARTITION
+    for t in _needed(term):  # concat: the heads down the spine while nullable; alt: all
+        result = meet(result, t.classes)
+    return result
 
 
 def alphabet_classes(term: Term) -> tuple[int, ...]:
@@ -150,25 +199,34 @@ def alphabet_classes(term: Term) -> tuple[int, ...]:
     return partition
 
 
+MAX_PARTITION_MEMO = 1 << 16
+"""How many partitions, and how many meets, the process-wide memos hold before they are emptied.
+Real patterns use a few hundred distinct partitions; the bound only stops a long-running process
+from accumulating them forever."""
+
 _PARTITIONS: dict[tuple[int, ...], tuple[int, ...]] = {}
-_MEETS: dict[tuple[int, int], tuple[int, ...]] = {}
+_MEETS: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
 
 
 def _canonical(sets: tuple[int, ...] | list[int]) -> tuple[int, ...]:
     """The interned partition made of the non-empty `sets`, ordered by lowest byte."""
     key = tuple(sorted((s for s in sets if s), key=lambda s: s & -s))
+    if len(_PARTITIONS) >= MAX_PARTITION_MEMO:
+        _PARTITIONS.clear()  # equal partitions may then be distinct objects: slower, never wrong
     return _PARTITIONS.setdefault(key, key)
 
 
 def meet(p: tuple[int, ...], q: tuple[int, ...]) -> tuple[int, ...]:
-    """The coarsest partition refining both `p` and `q` (partitions are interned, so memoized)."""
+    """The coarsest partition refining both `p` and `q` (memoized by the partitions' identity)."""
     if p is q or len(q) == 1:
         return p
     if len(p) == 1:
         return q
-    key = (id(p), id(q))
-    result = _MEETS.get(key)
-    if result is None:
-        result = _canonical([a & b for a in p for b in q if a & b])
-        _MEETS[key] = result
+    found = _MEETS.get((id(p), id(q)))
+    if found is not None and found[0] is p and found[1] is q:  # the entry keeps p and q alive
+        return found[2]
+    result = _canonical([a & b for a in p for b in q if a & b])
+    if len(_MEETS) >= MAX_PARTITION_MEMO:
+        _MEETS.clear()
+    _MEETS[(id(p), id(q))] = (p, q, result)
     return result

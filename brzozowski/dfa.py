@@ -3,14 +3,17 @@
 `regex_to_dfa(pattern)` returns a `DFA` whose tables are a function of the language alone:
 
 1. **Explore.** Every state of the `LazyDFA` of the pattern is visited, breadth first, filling
-   each state's 256 transitions (one derivative per derivative class).
+   each state's transitions on every byte class of the pattern (one derivative per derivative
+   class of the state).
 2. **Liveness.** States from which no accepting state can be reached are dead; transitions into
    them become `DEAD`. (With derivatives there are none, since ∅ is the only term with an empty
    language; the pass is kept because the tables' invariant must not rest on that argument.)
-3. **Minimize (Moore).** Start from two blocks, accepting and not; split every block whose states
-   go to different blocks on some byte; stop when nothing splits. Vectorized: each round labels
-   every state by (its block, the blocks of its successors) with one `numpy.unique` over the table
-   whose columns are compressed to the pattern's byte classes.
+3. **Minimize (Moore, then Hopcroft).** Start from two blocks, accepting and not; split every block
+   whose states go to different blocks on some byte; stop when nothing splits. Vectorized: each
+   round labels every state by (its block, the blocks of its successors) with one sort over the
+   table whose columns are compressed to the pattern's byte classes. A partition still moving after
+   `MOORE_ROUNDS` rounds (a chain needs one round per state) is finished by Hopcroft's algorithm,
+   so that minimization stays O(k·n·log n).
 4. **Number.** Breadth first from the start, bytes ascending: the first block reached gets the next
    number (seed §2.2).
 
@@ -281,15 +284,89 @@ def remove_dead_states(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:
     return np.where(np.append(np.array(live), False)[columns], columns, DEAD)  # DEAD reads the pad
 
 
+MOORE_ROUNDS = 16
+"""Moore rounds before minimization switches to Hopcroft's algorithm. A Moore round is one
+vectorized pass over the table, cheap, and most automata are stable within a few; but a chain needs
+one round per state (quadratic), which Hopcroft's O(k·n·log n) refinement avoids."""
+
+
 def minimize(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:
-    """Moore's partition refinement: the block of every state (equivalent states share one)."""
+    """The block of every state (equivalent states share one; blocks numbered 0..B-1).
+
+    Moore's partition refinement for up to `MOORE_ROUNDS` rounds, then, if the partition still
+    moves, Hopcroft's algorithm from where Moore stopped. Both compute the coarsest partition that
+    refines accepting/non-accepting and is stable under every byte class: the unique minimal DFA."""
     block, n_blocks = _label_rows(accept.reshape(-1, 1).astype(np.intp))
-    while True:
+    for _ in range(MOORE_ROUNDS):
         signature = np.column_stack([block, np.append(block, DEAD)[columns]])
         refined, n_refined = _label_rows(signature)
         if n_refined == n_blocks:
             return block
         block, n_blocks = refined, n_refined
+    return _hopcroft(block, n_blocks, columns)
+
+
+def _hopcroft(block: np.ndarray, n_blocks: int, columns: np.ndarray) -> np.ndarray:
+    """Refine the partition `block` until it is stable (Hopcroft 1971, with the array-based
+    partition of Valmari and Lehtinen 2008, so that a split costs the size of its smaller side).
+
+    DEAD becomes an extra sink state in a block of its own: no live state is equivalent to it.
+    Every (block, class) pair starts on the worklist, so any starting partition that the minimal
+    one refines is valid."""
+    n_states, n_classes = columns.shape
+    sink = n_states
+    targets = np.where(columns == DEAD, sink, columns)
+    predecessors = []  # per class: sources sorted by target, and where each target's run starts
+    for c in range(n_classes):
+        order = np.argsort(targets[:, c], kind="stable")
+        starts = np.searchsorted(targets[order, c], np.arange(n_states + 2))
+        predecessors.append((order.tolist(), starts.tolist()))
+    block_of = block.tolist() + [n_blocks]
+    elements = sorted(range(n_states + 1), key=block_of.__getitem__)
+    position = [0] * (n_states + 1)
+    for index, state in enumerate(elements):
+        position[state] = index
+    counts = np.bincount(np.array(block_of), minlength=n_blocks + 1).tolist()
+    end = np.cumsum(counts).tolist()
+    start = [e - n for e, n in zip(end, counts)]
+    marked = [0] * (n_blocks + 1)
+    worklist = [(b, c) for b in range(n_blocks + 1) for c in range(n_classes)]
+    waiting = set(worklist)
+    while worklist:
+        splitter = worklist.pop()
+        waiting.discard(splitter)
+        splitter_block, c = splitter
+        order, starts = predecessors[c]
+        touched = []
+        for target in elements[start[splitter_block]:end[splitter_block]]:
+            for source in order[starts[target]:starts[target + 1]]:
+                b = block_of[source]  # move `source` into the marked front part of its block
+                front = start[b] + marked[b]
+                other = elements[front]
+                elements[front], elements[position[source]] = source, other
+                position[other], position[source] = position[source], front
+                if marked[b] == 0:
+                    touched.append(b)
+                marked[b] += 1
+        for b in touched:
+            n_marked, marked[b] = marked[b], 0
+            if n_marked == end[b] - start[b]:
+                continue  # every state of b goes into the splitter: no split
+            new = len(start)
+            start.append(start[b])
+            end.append(start[b] + n_marked)
+            marked.append(0)
+            start[b] += n_marked
+            for state in elements[start[new]:end[new]]:
+                block_of[state] = new
+            smaller = new if n_marked <= end[b] - start[b] else b
+            for d in range(n_classes):
+                pair = (new, d) if (b, d) in waiting else (smaller, d)
+                if pair not in waiting:
+                    waiting.add(pair)
+                    worklist.append(pair)
+    labels = np.unique(np.array(block_of[:n_states]), return_inverse=True)[1]
+    return labels.reshape(-1).astype(np.intp)
 
 
 def _label_rows(matrix: np.ndarray) -> tuple[np.ndarray, int]:

@@ -55,13 +55,12 @@ _UNKNOWN = -2  # a transition not computed yet
 class _ClassMap:
     """How the bytes of one derivative partition map to its classes (shared by every state with it)."""
 
-    __slots__ = ("partition", "representatives", "_class_of", "_local")
+    __slots__ = ("partition", "representatives", "_class_of")
 
     def __init__(self, partition: tuple[int, ...]) -> None:
         self.partition = partition
         self.representatives = [(bits & -bits).bit_length() - 1 for bits in partition]
         self._class_of: np.ndarray | None = None
-        self._local: dict[int, list[int]] = {}
 
     @property
     def class_of(self) -> np.ndarray:
@@ -74,24 +73,24 @@ class _ClassMap:
             self._class_of = members.argmax(axis=0)  # each byte is in exactly one class
         return self._class_of
 
-    def local_classes(self, alphabet: list[int]) -> list[int]:
-        """This partition's class of each byte in `alphabet` (memoized per alphabet)."""
-        found = self._local.get(id(alphabet))
-        if found is None:
-            found = [
-                next(i for i, bits in enumerate(self.partition) if (bits >> b) & 1) for b in alphabet
-            ]
-            self._local[id(alphabet)] = found
-        return found
+    def classes_of(self, alphabet: list[int]) -> list[int]:
+        """This partition's class of each byte in `alphabet`."""
+        return [next(i for i, bits in enumerate(self.partition) if (bits >> b) & 1) for b in alphabet]
 
 
-_CLASS_MAPS: dict[int, _ClassMap] = {}
+MAX_CLASS_MAPS = 4096
+"""How many class maps (one per distinct derivative partition) the process-wide memo holds before
+it is emptied. Keyed by the partition's value, so an emptied memo costs time, never correctness."""
+
+_CLASS_MAPS: dict[tuple[int, ...], _ClassMap] = {}
 
 
 def _class_map(partition: tuple[int, ...]) -> _ClassMap:
-    found = _CLASS_MAPS.get(id(partition))
+    found = _CLASS_MAPS.get(partition)
     if found is None:
-        found = _CLASS_MAPS[id(partition)] = _ClassMap(partition)
+        if len(_CLASS_MAPS) >= MAX_CLASS_MAPS:
+            _CLASS_MAPS.clear()
+        found = _CLASS_MAPS[partition] = _ClassMap(partition)
     return found
 
 
@@ -119,6 +118,7 @@ class LazyDFA:
         self._maps: list[_ClassMap] = []
         self._targets: list[list[int]] = []
         self._rows: list[np.ndarray | None] = []
+        self._alphabet_classes: dict[_ClassMap, list[int]] = {}  # see class_row
         self._add(term)
 
     @property
@@ -173,7 +173,9 @@ class LazyDFA:
         """The transitions of `state` on each class of `byte_classes`, in class order."""
         class_map = self._maps[self._check(state)]
         targets = self._targets[state]
-        local = class_map.local_classes(self._alphabet)
+        local = self._alphabet_classes.get(class_map)
+        if local is None:
+            local = self._alphabet_classes[class_map] = class_map.classes_of(self._alphabet)
         for index in set(local):
             if targets[index] == _UNKNOWN:
                 self._compute(state, index)
@@ -213,7 +215,6 @@ class LazyDFA:
                 "simplify the pattern or pass a larger max_states"
             )
         class_map = _class_map(derivative_classes(term))
-        self._terms.append(term)
         self._numbers[term] = number
         self._maps.append(class_map)
         # A class that no string of the language starts with leads nowhere: DEAD, no derivative.
@@ -221,4 +222,5 @@ class LazyDFA:
             [_UNKNOWN if (term.first >> r) & 1 else DEAD for r in class_map.representatives]
         )
         self._rows.append(None)
+        self._terms.append(term)  # last: n_states counts only states whose lists are complete
         return number

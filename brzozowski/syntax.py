@@ -102,7 +102,8 @@ def parse(pattern: str | bytes) -> Term:
 
 
 class _Parser:
-    """A recursive-descent parser over the pattern text; `pos` is the next unread offset."""
+    """A parser over the pattern text; `pos` is the next unread offset. Nested groups live on an
+    explicit stack (see `alternation`): no recursion grows with the pattern."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -135,20 +136,40 @@ class _Parser:
         return term
 
     def alternation(self) -> Term:
-        branches = [self.sequence()]
-        while self.peek() == "|":
-            self.pos += 1
-            branches.append(self.sequence())
-        return alt(*branches)
+        """The alternation from `pos` up to an unmatched ``)`` or the end.
 
-    def sequence(self) -> Term:
-        items: list[Term] = []
-        while not self.at_end() and self.peek() not in "|)":
-            items.append(self.quantified())
-        return concat(*items)
+        Groups nest on an explicit stack of open groups, not on Python's stack, so the nesting depth
+        of a pattern costs memory only. Each open group holds its start offset (for error messages),
+        its finished branches and the items of the branch being read."""
+        open_groups: list[tuple[int | None, list[Term], list[Term]]] = [(None, [], [])]
+        while True:
+            start, branches, items = open_groups[-1]
+            c = self.peek()
+            if c == "(":
+                group_start = self.pos
+                self.pos += 1
+                if self.peek() == "?":
+                    self.group_extension(group_start)
+                open_groups.append((group_start, [], []))
+            elif c == "|":
+                self.pos += 1
+                branches.append(concat(*items))
+                items.clear()
+            elif c in (")", ""):
+                branches.append(concat(*items))
+                inner = alt(*branches)
+                if start is None:  # the outermost alternation: `parse` checks what stopped it
+                    return inner
+                if c != ")":
+                    self.fail("missing ), unterminated subpattern", start)
+                self.pos += 1
+                open_groups.pop()
+                open_groups[-1][2].append(self.quantified(inner))
+            else:
+                items.append(self.quantified(self.atom()))
 
-    def quantified(self) -> Term:
-        term = self.atom()
+    def quantified(self, term: Term) -> Term:
+        """`term` (an atom or a group just read) with the quantifier that follows it, if any."""
         quantifier = self.quantifier()
         if quantifier is None:
             return term
@@ -217,9 +238,8 @@ class _Parser:
         return lo, hi
 
     def atom(self) -> Term:
+        """One atom that is not a group (groups are opened in `alternation`)."""
         c = self.peek()
-        if c == "(":
-            return self.group()
         if c == "[":
             return self.char_class()
         if c == ".":
@@ -233,17 +253,6 @@ class _Parser:
             self.fail(f"nothing to repeat before {c!r}")
         self.pos += 1
         return byte(ord(c))
-
-    def group(self) -> Term:
-        start = self.pos
-        self.pos += 1
-        if self.peek() == "?":
-            self.group_extension(start)
-        inner = self.alternation()
-        if self.peek() != ")":
-            self.fail("missing ), unterminated subpattern", start)
-        self.pos += 1
-        return inner
 
     def group_extension(self, start: int) -> None:
         """Consume the ``?...`` after ``(`` of a supported group, or refuse an unsupported one."""

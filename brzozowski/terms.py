@@ -14,7 +14,9 @@ in the sense of Owens, Reppy and Turon (2009):
 Invariants:
 
 - **Interning.** Two calls that build the same normal form return the same object, so identity is
-  equality and a term can key a dict in O(1). Every term has a unique `id` (creation order).
+  equality and a term can key a dict in O(1), from any number of threads at once. Every term has an
+  `id` unique for the life of the process (a global counter, in creation order): ids are never reused,
+  even after a term dies, so a key made of ids never names two different terms.
 - **No empty language in disguise.** The only term whose language is empty is `EMPTY`: every
   constructor collapses ∅ operands. (There is no intersection or complement.) So a derivative is ∅
   exactly when it *is* `EMPTY`, which is what makes every lazily built DFA state live.
@@ -28,14 +30,28 @@ Term(abc*)
 >>> alt(r, r) is r, r.nullable, star(star(r)) is star(r)
 (True, False, True)
 
-The intern table is process-wide and never shrinks: it holds every term ever built (a compiled
-pattern keeps a few thousand at most). `intern_table_size()` reports it.
+**The store (threads, memory).** The intern table maps a term's key (its kind and its children's
+ids) to the term through *weak* references: a term lives exactly as long as something refers to it
+(an automaton, a parent term, the caller), and its memos (derivatives by byte, derivative classes)
+hang on the term itself, so they die with it. A dropped pattern gives all its memory back; nothing
+process-wide grows with the number of patterns compiled. Lookups take no lock (a dict read is atomic
+under the GIL); creating a term takes `_LOCK` and looks again, so two threads building the same term
+get the same object and no id is handed out twice. A term's key holds its children's ids, and a
+term holds its children, so while a term lives its key cannot be taken by another one.
+`intern_table_size()` reports how many terms are alive.
+
+**No recursion on the input's size.** Printing walks an explicit stack; concatenation re-nests its
+operands with loops. (Derivatives and classes: see `brzozowski.derivatives`.)
 
 Reference: S. Owens, J. Reppy, A. Turon, "Regular-expression derivatives re-examined",
 J. Functional Programming 19(2), 2009, §4.1 (similarity rules).
 """
 
 from __future__ import annotations
+
+import itertools
+import threading
+import weakref
 
 __all__ = [
     "ALL_BYTES",
@@ -70,7 +86,8 @@ class Term:
     """
 
     __slots__ = (
-        "kind", "id", "nullable", "first", "bits", "children", "lo", "hi", "derivatives", "classes"
+        "kind", "id", "nullable", "first", "bits", "children", "lo", "hi", "derivatives", "classes",
+        "__weakref__",
     )
 
     kind: int
@@ -100,30 +117,36 @@ class Term:
         return self
 
 
-_TABLE: dict[tuple, Term] = {}
+_TABLE: weakref.WeakValueDictionary[tuple, Term] = weakref.WeakValueDictionary()
+_LOCK = threading.Lock()
+_IDS = itertools.count()
 
 
 def intern_table_size() -> int:
-    """How many distinct terms this process has built."""
+    """How many distinct terms are alive in this process (dead ones leave the table)."""
     return len(_TABLE)
 
 
 def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
           lo: int = 0, hi: int | None = None) -> Term:
     term = _TABLE.get(key)
-    if term is None:
-        term = Term.__new__(Term)
-        term.kind = kind
-        term.id = len(_TABLE)
-        term.nullable = nullable
-        term.first = first
-        term.bits = bits
-        term.children = children
-        term.lo = lo
-        term.hi = hi
-        term.derivatives = {}
-        term.classes = None
-        _TABLE[key] = term
+    if term is not None:
+        return term
+    with _LOCK:
+        term = _TABLE.get(key)  # another thread may have made it since the first look
+        if term is None:
+            term = Term.__new__(Term)
+            term.kind = kind
+            term.id = next(_IDS)
+            term.nullable = nullable
+            term.first = first
+            term.bits = bits
+            term.children = children
+            term.lo = lo
+            term.hi = hi
+            term.derivatives = {}
+            term.classes = None
+            _TABLE[key] = term
     return term
 
 
@@ -168,11 +191,13 @@ def _concat2(head: Term, tail: Term) -> Term:
         return tail
     if tail is EPSILON:
         return head
-    if head.kind == K_CONCAT:  # (a b) c = a (b c): keep concatenations right-nested
-        return _concat2(head.children[0], _concat2(head.children[1], tail))
-    first = head.first | tail.first if head.nullable else head.first
-    return _make((K_CONCAT, head.id, tail.id), K_CONCAT, head.nullable and tail.nullable, first,
-                 children=(head, tail))
+    parts = _concat_parts(head) if head.kind == K_CONCAT else [head]
+    result = tail
+    for part in reversed(parts):  # (a b) c = a (b c): keep concatenations right-nested
+        first = part.first | result.first if part.nullable else part.first
+        result = _make((K_CONCAT, part.id, result.id), K_CONCAT, part.nullable and result.nullable,
+                       first, children=(part, result))
+    return result
 
 
 def alt(*terms: Term) -> Term:
@@ -238,27 +263,55 @@ def repeat(term: Term, lo: int, hi: int | None) -> Term:
 # Printing: a compact dump in regex-like syntax, for humans and notebooks (not re-parsed).
 
 def _show(term: Term) -> str:
+    """The text of `term`, built with an explicit stack of pending pieces (no recursion)."""
+    out: list[str] = []
+    pending: list[str | tuple[Term, int | None]] = [(term, None)]
+    while pending:
+        piece = pending.pop()
+        if isinstance(piece, str):
+            out.append(piece)
+        else:
+            pending.extend(reversed(_show_pieces(*piece)))
+    return "".join(out)
+
+
+def _show_pieces(term: Term, context: int | None) -> list[str | tuple[Term, int | None]]:
+    """`term` printed as an operand of a `context` node, one level deep: text, and sub-terms
+    with the context they are printed in."""
     kind = term.kind
     if kind == K_EMPTY:
-        return "∅"
+        return ["∅"]
     if kind == K_EPSILON:
-        return "ε"
+        return ["ε"]
     if kind == K_BYTES:
-        return show_byte_set(term.bits)
+        return [show_byte_set(term.bits)]
+    pieces: list[str | tuple[Term, int | None]]
     if kind == K_CONCAT:
-        return "".join(_show_operand(t, K_CONCAT) for t in _concat_parts(term))
-    if kind == K_ALT:
-        if EPSILON in term.children:  # r|ε prints as r?
-            rest = alt(*(t for t in term.children if t is not EPSILON))
-            return _show_operand(rest, K_STAR) + "?"
-        return "|".join(_show_operand(t, K_ALT) for t in term.children)
-    body = _show_operand(term.children[0], K_STAR)
-    if kind == K_STAR:
-        return body + "*"
+        pieces = [(t, K_CONCAT) for t in _concat_parts(term)]
+    elif kind == K_ALT and EPSILON in term.children:  # r|ε prints as r?
+        pieces = [(alt(*(t for t in term.children if t is not EPSILON)), K_STAR), "?"]
+    elif kind == K_ALT:
+        pieces = []
+        for t in term.children:
+            pieces += ["|", (t, K_ALT)]
+        del pieces[0]
+    else:
+        pieces = [(term.children[0], K_STAR), _show_suffix(term)]
+    needs_parens = (
+        (kind == K_ALT and EPSILON not in term.children and context in (K_CONCAT, K_STAR))
+        or (kind in (K_CONCAT, K_ALT) and context == K_STAR)
+    )
+    return ["(", *pieces, ")"] if needs_parens else pieces
+
+
+def _show_suffix(term: Term) -> str:
+    """The quantifier of a star or repeat node."""
+    if term.kind == K_STAR:
+        return "*"
     if term.lo == 1 and term.hi is None:
-        return body + "+"
+        return "+"
     hi = "" if term.hi is None else str(term.hi)
-    return f"{body}{{{term.lo},{hi}}}" if term.lo != term.hi else f"{body}{{{term.lo}}}"
+    return f"{{{term.lo},{hi}}}" if term.lo != term.hi else f"{{{term.lo}}}"
 
 
 def _concat_parts(term: Term) -> list[Term]:
@@ -268,15 +321,6 @@ def _concat_parts(term: Term) -> list[Term]:
         term = term.children[1]
     parts.append(term)
     return parts
-
-
-def _show_operand(term: Term, context: int) -> str:
-    text = _show(term)
-    needs_parens = (
-        (term.kind == K_ALT and EPSILON not in term.children and context in (K_CONCAT, K_STAR))
-        or (term.kind in (K_CONCAT, K_ALT) and context == K_STAR)
-    )
-    return f"({text})" if needs_parens else text
 
 
 def show_byte(b: int) -> str:
@@ -302,7 +346,11 @@ def byte_ranges(bits: int) -> list[tuple[int, int]]:
 
 
 def show_byte_set(bits: int) -> str:
-    """A byte set as a single byte, ``.`` (all bytes), or a bracketed class of ranges."""
+    """A byte set as a single byte or a bracketed class of ranges (all bytes: ``[\\x00-\\xff]``).
+
+    >>> show_byte_set(ALL_BYTES), show_byte_set(0b110 << 97), show_byte_set(1 << 10)
+    ('[\\x00-\\xff]', '[bc]', '\\x0a')
+    """
     if bits == ALL_BYTES:
         return "[\\x00-\\xff]"
     if bits & (bits - 1) == 0:

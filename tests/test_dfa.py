@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brzozowski import DEAD, DFA, LazyDFA, regex_to_dfa
+from brzozowski import dfa as dfa_module
 from brzozowski.dfa import canonical
 from brzozowski.errors import BrzozowskiError, StateBudgetError
 
@@ -199,6 +200,27 @@ def test_random_patterns_equal_the_thompson_construction(pattern):
     dfa = regex_to_dfa(pattern)
     assert np.array_equal(dfa.accept, accept), pattern
     assert np.array_equal(dfa.trans, trans), pattern
+
+
+@pytest.mark.parametrize("moore_rounds", [0, 1, 2])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(pattern=patterns)
+def test_hopcroft_gives_the_thompson_tables(monkeypatch, moore_rounds, pattern):
+    # Minimization hands over to Hopcroft after MOORE_ROUNDS rounds: from any of those partitions
+    # it must reach the same minimal automaton.
+    monkeypatch.setattr(dfa_module, "MOORE_ROUNDS", moore_rounds)
+    accept, trans = reference_tables(pattern)
+    dfa = regex_to_dfa(pattern)
+    assert np.array_equal(dfa.accept, accept), pattern
+    assert np.array_equal(dfa.trans, trans), pattern
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_hopcroft_alone_on_the_spec_patterns(monkeypatch, pattern):
+    expected = regex_to_dfa(pattern)
+    monkeypatch.setattr(dfa_module, "MOORE_ROUNDS", 0)
+    assert regex_to_dfa(pattern) == expected
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

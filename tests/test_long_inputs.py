@@ -1,0 +1,129 @@
+"""Long and deep inputs: nothing on the path of a pattern recurses in proportion to its size, and
+work that could explode is bounded by the state budget. Every case here raised RecursionError or
+ran for minutes before; each must now finish (with a result checked against an oracle) or raise a
+`BrzozowskiError` subclass. None of them times anything."""
+
+from __future__ import annotations
+
+import gc
+import re
+import sys
+import weakref
+
+import pytest
+
+from brzozowski import LazyDFA, regex_to_dfa
+from brzozowski.derivatives import derivative_classes, derivative_of_string, matches
+from brzozowski.errors import StateBudgetError
+from brzozowski.syntax import parse
+from brzozowski.terms import concat, intern_table_size, literal, star
+
+DEEP = 10_000  # well past Python's default recursion limit of 1,000
+
+
+def test_the_issue_example_compiles():
+    dfa = regex_to_dfa("(" + "a" * 1000 + ")b")
+    assert dfa.n_states == 1002 and dfa.matches(b"a" * 1000 + b"b")
+
+
+def test_long_literal():
+    data = b"ab" * 50_000
+    dfa = regex_to_dfa(data.decode(), max_states=200_000)
+    assert dfa.n_states == len(data) + 1
+    assert dfa.matches(data) and not dfa.matches(data[:-1]) and not dfa.matches(data + b"a")
+
+
+def test_long_literal_over_the_default_budget_is_a_budget_error():
+    with pytest.raises(StateBudgetError):
+        regex_to_dfa("a" * 100_000)
+
+
+def test_a_chain_is_minimized_in_near_linear_time():
+    # Moore's algorithm needs one round per state on a chain: a{n}b?a{n} has ~2n states to tell
+    # apart one by one. This finishes only if minimization is not quadratic.
+    n = 20_000
+    dfa = regex_to_dfa(f"(?:a{{{n // 1000}}}){{1000}}b?a{{{n // 1000}}}", max_states=100_000)
+    assert dfa.matches(b"a" * (n + n // 1000)) and dfa.matches(b"a" * n + b"b" + b"a" * (n // 1000))
+    assert not dfa.matches(b"a" * (n - 1))
+
+
+def test_deeply_nested_groups():
+    pattern = "(" * DEEP + "a" + ")" * DEEP + "b"
+    assert parse(pattern) is literal(b"ab")
+    assert regex_to_dfa("(?:" * DEEP + "a|b" + ")" * DEEP + "c") == regex_to_dfa("[ab]c")
+
+
+def test_deeply_nested_terms():
+    # ((((a)*b)*b)*b)*...: every level is a star of a concatenation, 10,000 levels of term nesting.
+    pattern = "(?:" * DEEP + "a" + ")*b" * DEEP
+    term = parse(pattern)
+    depth, t = 0, term
+    while t.children:
+        t = t.children[0]
+        depth += 1
+    assert depth >= DEEP
+    assert len(str(term)) > DEEP
+    assert len(derivative_classes(term)) == 3  # {a}, {b}, the rest
+    # Derivatives of this term by ``a`` grow with its depth (depth² steps; not bounded yet, see
+    # issue 9 item 5): only words of ``b`` are matched here.
+    assert matches(term, b"b") and matches(term, b"bb")
+    assert not matches(term, b"")
+    small = "(?:" * 3 + "a" + ")*b" * 3  # the same checks hold for Python's re at depth 3
+    assert all(re.fullmatch(small, w) for w in ("b", "bb")) and not re.fullmatch(small, "a")
+
+
+def test_long_nullable_concatenation():
+    # a?a?a?...b: the derivative walks the whole spine of nullable heads (3,000 > the default
+    # recursion limit). Each derivative is an alternation of up to n suffixes, so a walk over k
+    # bytes costs k·n: keep k small.
+    n = 3000
+    pattern = "a?" * n + "b"
+    term = parse(pattern)
+    assert matches(term, b"b") and matches(term, b"aab") and not matches(term, b"aa")
+    assert not matches(term, b"bb") and not matches(term, b"ba")
+    lazy = LazyDFA(pattern)
+    assert lazy.matches(b"a" * 20 + b"b") and lazy.n_states == 22
+
+
+def test_many_alternatives():
+    words = [f"w{n}x" for n in range(DEEP)]
+    dfa = regex_to_dfa("|".join(words))
+    for word in words[::97]:
+        assert dfa.matches(word.encode())
+    assert not dfa.matches(b"w10000x") and not dfa.matches(b"w1")
+
+
+def test_deep_alternation_inside_concatenation():
+    # (a|b(a|b(a|b(...)))): alternation and concatenation interleaved 10,000 deep.
+    pattern = "(a|b" * DEEP + ")" * DEEP
+    lazy = LazyDFA(pattern, max_states=DEEP + 10)
+    assert lazy.matches(b"b" * 500 + b"a") and not lazy.matches(b"b" * 500)
+    assert len(str(lazy.term(0))) > DEEP
+
+
+def test_printing_and_classes_stay_off_the_python_stack():
+    term = concat(*[star(literal(b"ab")) for _ in range(DEEP)])
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)  # nothing below may use more than a fixed handful of frames
+    try:
+        text = str(term)
+        classes = derivative_classes(term)
+        after = derivative_of_string(term, b"ab")
+    finally:
+        sys.setrecursionlimit(limit)
+    assert text == "(ab)*" * DEEP
+    assert len(classes) == 2
+    assert after.nullable and matches(after, b"ab") and not matches(after, b"b")
+
+
+def test_a_dropped_pattern_releases_its_terms():
+    lazy = LazyDFA("dropped-pattern-(?:[a-f]{1,3}|q+)*z")
+    lazy.step(0, b"dropped-pattern-abcqqz")
+    probe = weakref.ref(lazy.term(lazy.step(0, b"dropped-pattern-ab")))
+    gc.collect()
+    before = intern_table_size()
+    assert probe() is not None
+    del lazy
+    gc.collect()
+    assert probe() is None
+    assert intern_table_size() < before
