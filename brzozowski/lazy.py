@@ -16,8 +16,13 @@ Invariants:
 - A state accepts iff its term is nullable.
 - At most `max_states` states are ever created; one more raises `StateBudgetError`, so a state
   explosion (``(a|b)*a(a|b){20}`` has 2²¹ states) is an error, not a hang.
-- The automaton is safe to share between threads: growth happens under a lock, and a state's
-  transitions never change once computed.
+- **Threads.** One automaton may be shared by any number of threads. Every state and transition is
+  created under the automaton's lock, and a thread that finds a transition unknown takes the lock
+  and looks again, so each derivative is stored once; a state is counted in `n_states` only once
+  all its lists are filled; a transition never changes once computed; terms come from the
+  thread-safe store of `brzozowski.terms`. Reads take no lock. So every thread sees the numbering
+  a serial run would have produced for the same sequence of requests, and the canonical tables of
+  `regex_to_dfa` do not depend on the threads at all.
 
 >>> lazy = LazyDFA("(cat|car|dog)s?")
 >>> lazy.step(lazy.start, b"car"), lazy.n_states      # only what was visited exists

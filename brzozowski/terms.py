@@ -348,8 +348,8 @@ def byte_ranges(bits: int) -> list[tuple[int, int]]:
 def show_byte_set(bits: int) -> str:
     """A byte set as a single byte or a bracketed class of ranges (all bytes: ``[\\x00-\\xff]``).
 
-    >>> show_byte_set(ALL_BYTES), show_byte_set(0b110 << 97), show_byte_set(1 << 10)
-    ('[\\x00-\\xff]', '[bc]', '\\x0a')
+    >>> print(show_byte_set(ALL_BYTES), show_byte_set(0b110 << 97), show_byte_set(1 << 10))
+    [\\x00-\\xff] [bc] \\x0a
     """
     if bits == ALL_BYTES:
         return "[\\x00-\\xff]"
