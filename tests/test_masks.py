@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 
 from brzozowski import DEAD, LazyDFA, regex_to_dfa
 from brzozowski.errors import MaskError, TokenError, VocabularyError
-from brzozowski.masks import TokenIndex, VocabTrie, class_trie, vocab_trie
+from brzozowski.masks import TokenIndex
+from brzozowski.vocabulary import VocabTrie, Vocabulary, class_trie, vocab_trie
 
 from .strategies import ALPHABET, patterns
 
@@ -80,6 +81,15 @@ def fast_brute_force_masks(dfa, vocab, eos_id) -> np.ndarray:
 
 
 WALKS = ["auto", "sparse", "dense"]
+TRIES = {None: "auto", True: "classes", False: "bytes"}  # the test ids say "compress"
+
+
+def forced_index(automaton, vocab, eos_id=None, walk="auto", compress=None, strings=True):
+    """An index whose walks expand levels as `walk` says, over the class-string trie
+    (compress=True), the byte trie (False) or the default choice (None)."""
+    index = TokenIndex(automaton, vocab, eos_id=eos_id)
+    index.set_strategy(expansion=walk, trie=TRIES[compress], strings=strings)
+    return index
 
 
 @pytest.mark.parametrize("walk", WALKS)
@@ -91,9 +101,9 @@ WALKS = ["auto", "sparse", "dense"]
 )
 def test_hand_example_masks(make, compress, walk):
     automaton = make(HAND)
-    index = TokenIndex(automaton, HAND_VOCAB, eos_id=HAND_EOS, walk=walk, compress=compress)
+    index = forced_index(automaton, HAND_VOCAB, HAND_EOS, walk, compress)
     if compress and make is regex_to_dfa:  # t and r lead everywhere to the same states
-        assert index.levels.n_nodes < index.trie.n_nodes  # so "t" and "r" share a node
+        assert index.walked_trie.n_nodes < index.trie.n_nodes  # so "t" and "r" share a node
     # Spec §3's table (states 0, 3, 5, 6), plus the single-successor states 1 ("c"), 2 ("d"), 4 ("do").
     expected = {0: [0, 4, 8, 9, 10], 1: [1], 2: [5], 3: [2, 3, 11], 4: [6], 5: [7, 13], 6: [13]}
     if make is LazyDFA:  # lazy numbering is discovery order: name the states by their text
@@ -165,10 +175,12 @@ def test_bad_vocabularies_and_arguments():
         row, is_accepting, step = dfa.row, dfa.is_accepting, dfa.step
 
     with pytest.raises(MaskError, match="byte classes"):
-        TokenIndex(Bare(), HAND_VOCAB, compress=True)
+        TokenIndex(Bare(), HAND_VOCAB).set_strategy(trie="classes")
     assert TokenIndex(Bare(), HAND_VOCAB).mask(0).nonzero()[0].tolist() == [0, 4, 8, 9, 10]
-    with pytest.raises(MaskError, match="walk must be"):
-        TokenIndex(dfa, HAND_VOCAB, walk="fast")
+    with pytest.raises(MaskError, match="expansion must be"):
+        TokenIndex(dfa, HAND_VOCAB).set_strategy(expansion="fast")
+    with pytest.raises(MaskError, match="trie must be"):
+        TokenIndex(dfa, HAND_VOCAB).set_strategy(trie="words")
     with pytest.raises(MaskError, match="cache_bytes"):
         TokenIndex(dfa, HAND_VOCAB, cache_bytes=-1)
     with pytest.raises(TypeError, match="not an automaton"):
@@ -221,7 +233,7 @@ vocabularies = st.lists(
 def test_masks_match_brute_force(pattern, vocab, eos, walk, compress):
     eos_id = eos if 0 <= eos < len(vocab) else None
     dfa = regex_to_dfa(pattern)
-    index = TokenIndex(dfa, vocab, eos_id=eos_id, walk=walk, compress=compress)
+    index = forced_index(dfa, vocab, eos_id, walk, compress)
     for state in range(dfa.n_states):
         want = brute_force_mask(dfa, state, vocab, eos_id)
         assert np.array_equal(index.mask(state), want), (pattern, state)
@@ -245,10 +257,9 @@ def test_masks_match_brute_force_on_cl100k(cl100k, name):
     dfa = regex_to_dfa(REAL_PATTERNS[name])
     index = TokenIndex(dfa, vocab, eos_id=eos_id)
     want = fast_brute_force_masks(dfa, vocab, eos_id)
-    assert index.levels is not index.trie  # these patterns walk the class-string trie
     for walk in ("sparse", "dense"):  # each expansion on its own (the default mixes them)
         for compress in (True, False):  # over class strings and over bytes
-            forced = TokenIndex(dfa, vocab, eos_id=eos_id, walk=walk, compress=compress)
+            forced = forced_index(dfa, vocab, eos_id, walk, compress)
             for state in range(dfa.n_states):
                 assert np.array_equal(forced.mask(state), want[state]), (name, walk, compress, state)
     rng = random.Random(name)
@@ -339,7 +350,7 @@ def _lazy_equals_dfa(pattern: str, vocab, eos_id, walk: str = "auto", compress=N
     dfa = regex_to_dfa(pattern)
     lazy = LazyDFA(pattern)
     eager = TokenIndex(dfa, vocab, eos_id=eos_id)
-    on_demand = TokenIndex(lazy, vocab, eos_id=eos_id, walk=walk, compress=compress)
+    on_demand = forced_index(lazy, vocab, eos_id, walk, compress)
     # First, cold masks while the lazy automaton is still mostly unexplored: follow tokens.
     state, rng = lazy.start, random.Random(pattern)
     early = []
