@@ -98,12 +98,8 @@ def recognize(row: Callable[[int], np.ndarray], state: int) -> tuple[dict[int, i
         dead, closing, successors = s.groups[r]
         if (targets[dead] != DEAD).any():
             return None
-        if closing.size:
-            closes = targets[closing]
-            first = int(closes[0])
-            if (closes != first).any() or (after is not None and first != after):
-                return None
-            after = first
+        if closing.size:  # only the body closes, on `"` alone (and the body is paired once)
+            after = int(targets[closing[0]])
         for successor, group in successors:
             found = targets[group]
             target = int(found[0])
