@@ -57,7 +57,8 @@ Caching and eviction
 --------------------
 Masks are computed the first time a state is asked for and kept in a `cachetools.LRUCache`
 bounded in bytes (``cache_bytes``, the sum of ``ndarray.nbytes`` of the cached masks and
-bitmasks). When the budget is exceeded the least recently used entry is evicted; an evicted mask
+bitmasks). ``bitmask(s)`` keeps only the packed bits (25 kB over o200k_base), ``mask(s)`` the bool
+mask (200 kB), unpacked from the bits when they are cached. When the budget is exceeded the least recently used entry is evicted; an evicted mask
 is simply recomputed on its next request, and the result is always the same (the automaton and
 the vocabulary are immutable), so eviction costs time, never correctness. A mask larger than the
 whole budget is computed and returned but not cached.
@@ -116,7 +117,15 @@ COMPRESS_MAX_CLASSES = 100
 """Patterns with more byte classes than this do not even try the class-string trie (measured: 51
 classes still merge o200k_base's 421,661 nodes to 221,719; with hundreds little would merge)."""
 
+PYTHON_FRONTIER = 48
+"""A walk proceeds in plain Python while a level has at most this many live nodes ..."""
+
+PYTHON_WORK = 4096
+"""... and while it has looked at fewer children than this; then numpy takes over (each numpy call
+costs a microsecond or more, a child looked at in Python ~0.1 us)."""
+
 _EXPANSIONS = ("auto", "sparse", "dense")
+_NO_CODES = np.zeros(0, dtype=np.int32)
 _TRIES = ("auto", "bytes", "classes")
 _UNSEEN = object()
 
@@ -338,6 +347,7 @@ class TokenIndex:
         self._dense_nodes = 0  # nodes of the byte trie expanded densely so far (class-trie payoff)
         self._class_trie_tried = False
         self._string_states: dict[int, tuple[int, int] | None] = {}  # state -> (S-state, after)
+        self._python_rows: dict[int, tuple[memoryview, list[tuple[int, int]]]] = {}
         self._known_states = int(automaton.n_states)  # states below this exist (lazy: grows)
         self._next_memo: dict[int, int] = {}  # state * V + token -> next state (dict ops are atomic)
         self.walks = 0  # how many masks were computed (cache misses): for tests and benchmarks
@@ -372,39 +382,34 @@ class TokenIndex:
 
     def mask(self, state: int) -> np.ndarray:
         """The allowed tokens in `state`: a read-only bool array of length vocab_size."""
-        return self._mask(self._check_state(state))
-
-    def _mask(self, state: int) -> np.ndarray:
+        state = self._check_state(state)
         key = 2 * state  # cache keys: 2s for the mask of s, 2s + 1 for its bitmask (no tuples)
-        with self._cache_lock:
-            found = self._cache.get(key)
-        if found is not None:
-            return found
-        with self._walk_lock:
-            with self._cache_lock:
-                found = self._cache.get(key)
-            if found is not None:
-                return found
-            mask = self._compute(state)
-        self._store(key, mask)
-        return mask
+        found = self._cached(key)
+        if found is None:
+            with self._walk_lock:
+                found = self._cached(key)
+                if found is None:
+                    bits = self._cached(key + 1)
+                    found = self._compute(state) if bits is None else self._unpack(bits)
+                    self._store(key, found)
+        return found
 
     def bitmask(self, state: int) -> np.ndarray:
-        """The mask packed in int32 words: token t is bit t % 32 of word t // 32 (read-only)."""
+        """The mask packed in int32 words: token t is bit t % 32 of word t // 32 (read-only).
+
+        Only the bits are cached (a bool mask computed for them is not): an engine that asks
+        for bitmasks alone keeps 1/8 of the memory per state."""
         state = self._check_state(state)
         key = 2 * state + 1
-        with self._cache_lock:
-            found = self._cache.get(key)
-        if found is not None:
-            return found
-        packed = np.packbits(self._mask(state), bitorder="little")
-        words = -(-self.vocab_size // 32)
-        padded = np.zeros(4 * words, dtype=np.uint8)
-        padded[: len(packed)] = packed
-        bits = padded.view("<i4").astype(np.int32, copy=False)
-        bits.setflags(write=False)
-        self._store(key, bits)
-        return bits
+        found = self._cached(key)
+        if found is None:
+            with self._walk_lock:
+                found = self._cached(key)
+                if found is None:
+                    mask = self._cached(key - 1)
+                    found = self._pack(self._compute(state) if mask is None else mask)
+                    self._store(key, found)
+        return found
 
     def next_state(self, state: int, token_id: int) -> int:
         """The state after `token_id` in `state`: DEAD if the token is not allowed there.
@@ -481,6 +486,24 @@ class TokenIndex:
             raise MaskError(f"state {state} does not exist (states 0..{n - 1}; DEAD is -1)")
         return state
 
+    def _cached(self, key: int) -> np.ndarray | None:
+        with self._cache_lock:
+            return self._cache.get(key)
+
+    def _pack(self, mask: np.ndarray) -> np.ndarray:
+        packed = np.packbits(mask, bitorder="little")
+        words = -(-self.vocab_size // 32)
+        padded = np.zeros(4 * words, dtype=np.uint8)
+        padded[: len(packed)] = packed
+        bits = padded.view("<i4").astype(np.int32, copy=False)
+        bits.setflags(write=False)
+        return bits
+
+    def _unpack(self, bits: np.ndarray) -> np.ndarray:
+        mask = np.unpackbits(bits.view(np.uint8), count=self.vocab_size, bitorder="little").view(bool)
+        mask.setflags(write=False)
+        return mask
+
     def _store(self, key: int, value: np.ndarray) -> None:
         with self._cache_lock:
             if value.nbytes <= self.cache_bytes:
@@ -501,11 +524,14 @@ class TokenIndex:
         return mask
 
     def _walk(self, state: int) -> np.ndarray:
-        """The tokens allowed in `state`, by one level-by-level walk of the trie from its root."""
+        """The tokens allowed in `state`, by one level-by-level walk of the trie from its root:
+        in plain Python while the frontier is small, then vectorized."""
         trie = self._trie_to_walk()
         reached = _Reached(trie)
-        frontier = _Frontier.root(state)
-        for view in trie.level_views:
+        depth, frontier = self._walk_few(trie, state, reached)
+        if frontier is None:
+            return reached.tokens()
+        for view in trie.level_views[depth:]:
             if self._dense_next(frontier, view):
                 frontier = self._expand_dense(frontier, view)
                 if trie is self.trie:
@@ -516,6 +542,68 @@ class TokenIndex:
                 break
             reached.add(frontier)
         return reached.tokens()
+
+    def _walk_few(self, trie: TokenTrie, state: int,
+                  reached: _Reached) -> tuple[int, _Frontier | None]:
+        """Walk in plain Python from the root while levels have few live nodes (restrictive
+        states: JSON punctuation, property names, numbers): a node's children are found by their
+        bytes (``bytes.find`` among the sorted labels of its children) when the state allows fewer
+        bytes than the node has children, else scanned. Returns (depth, None) when the walk is
+        over, or (d, the frontier at level d) to hand over to the vectorized levels."""
+        if self._expansion != "auto":
+            return 0, _Frontier.root(state)
+        labels, child_lo, child_count = trie.python_view()
+        by_byte = trie is self.trie  # a class trie's labels are only the lowest byte of a class
+        nodes, states, found = [0], [state], []
+        depth = work = 0
+        while nodes:
+            if len(nodes) > PYTHON_FRONTIER or work > PYTHON_WORK:
+                lo = int(trie.level_start[depth])
+                codes = (np.array(states, dtype=np.int32) + 1) * 256
+                frontier = _Frontier(lo, int(trie.level_start[depth + 1]) - lo,
+                                     np.array(nodes, dtype=np.intp), codes, len(nodes))
+                break
+            next_nodes: list[int] = []
+            next_states: list[int] = []
+            for node, s in zip(nodes, states):
+                count = child_count[node]
+                if not count:
+                    continue
+                lo = child_lo[node]
+                row, allowed = self._python_row(s)
+                if by_byte and len(allowed) < count:
+                    work += len(allowed)
+                    for b, target in allowed:
+                        child = labels.find(b, lo, lo + count)
+                        if child >= 0:
+                            next_nodes.append(child)
+                            next_states.append(target)
+                else:
+                    work += count
+                    for child in range(lo, lo + count):
+                        target = row[labels[child]]
+                        if target >= 0:
+                            next_nodes.append(child)
+                            next_states.append(target)
+            found += next_nodes
+            nodes, states = next_nodes, next_states
+            depth += 1
+        else:
+            frontier = None
+        if found:
+            reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
+        return depth, frontier
+
+    def _python_row(self, state: int) -> tuple[memoryview, list[tuple[int, int]]]:
+        """State's 256 transitions (a view of the automaton's row), and its (byte, target) pairs
+        that are not DEAD."""
+        found = self._python_rows.get(state)
+        if found is None:
+            row = np.ascontiguousarray(self.automaton.row(state), dtype=np.int32)
+            live = np.flatnonzero(row >= 0)
+            found = (memoryview(row), list(zip(live.tolist(), row[live].tolist())))
+            self._python_rows[state] = found
+        return found
 
     def _dense_next(self, frontier: _Frontier, view: tuple[int, int, np.ndarray, np.ndarray]) -> bool:
         """Whether to expand the next level densely: a dense node costs ~3 ns, a sparse child

@@ -40,14 +40,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .dfa import DEAD, regex_to_dfa
 from .schema import STRING
-from .vocabulary import VocabTrie
 
-__all__ = ["StringAutomaton", "recognize", "string_automaton", "string_tables"]
+if TYPE_CHECKING:  # vocabulary.py builds the tables of every new Vocabulary with this module
+    from .vocabulary import VocabTrie
+
+__all__ = ["StringAutomaton", "build_all_tables", "recognize", "string_automaton", "string_tables"]
 
 
 class StringAutomaton:
@@ -129,6 +132,13 @@ def string_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray, np.n
         if found is None:
             found = trie.tables[key] = _build_tables(trie, r)
     return found
+
+
+def build_all_tables(trie: VocabTrie) -> None:
+    """`string_tables` of every interior state of S (~20 x 3 ms and ~5 MB over o200k_base): a
+    `brzozowski.vocabulary.Vocabulary` builds them with its trie, so no mask step waits for one."""
+    for r in string_automaton().interior:
+        string_tables(trie, r)
 
 
 def _build_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

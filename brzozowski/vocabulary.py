@@ -80,12 +80,23 @@ class TokenTrie:
         for array in (self.level_start, self.parent, self.byte, self.child_lo, self.child_count,
                       self.token_node, self.token_ids, self.token_lo, self.token_count):
             array.setflags(write=False)
+        self._python_view: tuple[bytes, memoryview, memoryview] | None = None
         self.level_views: list[tuple[int, int, np.ndarray, np.ndarray]] = []
         for d in range(1, depth + 1):
             lo, hi = int(self.level_start[d]), int(self.level_start[d + 1])
             local_parent = self.parent[lo:hi] - self.level_start[d - 1]
             local_parent.setflags(write=False)
             self.level_views.append((lo, hi, local_parent, self.byte[lo:hi]))
+
+    def python_view(self) -> tuple[bytes, memoryview, memoryview]:
+        """``byte`` as a bytes object (``labels.find(b, lo, hi)`` finds a child by its byte), and
+        ``child_lo``, ``child_count`` as memoryviews: what a walk in plain Python reads (built
+        once, ~1 ms; indexing a memoryview gives a Python int without numpy's scalar overhead)."""
+        view = self._python_view
+        if view is None:
+            view = self._python_view = (self.byte.astype(np.uint8).tobytes(),
+                                        memoryview(self.child_lo), memoryview(self.child_count))
+        return view
 
     def byte_string(self, node: int) -> bytes:
         """The bytes that lead from the root to `node` (for a class trie: the lowest bytes)."""
@@ -99,7 +110,8 @@ class TokenTrie:
     def nbytes(self) -> int:
         """The memory held by the trie's arrays (the token bytes themselves not counted)."""
         arrays = [a for a in vars(self).values() if isinstance(a, np.ndarray)]
-        return sum(a.nbytes for a in arrays) + sum(view[2].nbytes for view in self.level_views)
+        labels = len(self._python_view[0]) if self._python_view is not None else 0
+        return sum(a.nbytes for a in arrays) + sum(view[2].nbytes for view in self.level_views) + labels
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(vocab_size={self.vocab_size}, n_nodes={self.n_nodes}, "
@@ -156,16 +168,21 @@ class Vocabulary:
 
     `tokens`: token id -> bytes, or None for a token that is never allowed (a special token), or a
     prebuilt `VocabTrie`. `eos_id`: the end-of-sequence token (allowed exactly in accepting
-    states), or None. Passing a `Vocabulary` to `brzozowski.masks.TokenIndex` costs nothing per
-    index; passing the token list makes the index look the trie up by the tokens' contents
-    (hashing every token: ~10-30 ms over o200k_base).
+    states), or None. Building it builds the byte trie (~0.3 s over o200k_base, shared with every
+    other `Vocabulary` of the same tokens) and the JSON-string tables (`brzozowski.string_masks`,
+    ~60 ms). Passing a `Vocabulary` to `brzozowski.masks.TokenIndex` then costs nothing per index;
+    passing the token list makes the index look the trie up by the tokens' contents (hashing every
+    token: ~10-30 ms over o200k_base) and build string tables on first use.
     """
 
     __slots__ = ("eos_id", "trie")
 
     def __init__(self, tokens: Sequence[bytes | None] | VocabTrie, eos_id: int | None = None) -> None:
+        from .string_masks import build_all_tables  # (string_masks needs the compiler: lazily)
+
         self.trie = vocab_trie(tokens)
         self.eos_id = checked_eos(eos_id, self.trie.vocab_size)
+        build_all_tables(self.trie)
 
     @property
     def tokens(self) -> tuple[bytes | None, ...]:
