@@ -552,8 +552,9 @@ class TokenIndex:
         over, or (d, the frontier at level d) to hand over to the vectorized levels."""
         if self._expansion != "auto":
             return 0, _Frontier.root(state)
+        # (On a class trie a node's label is the lowest byte of its class: finding every allowed
+        # byte finds exactly the allowed classes, since a class's bytes all go to one state.)
         labels, child_lo, child_count = trie.python_view()
-        by_byte = trie is self.trie  # a class trie's labels are only the lowest byte of a class
         nodes, states, found = [0], [state], []
         depth = work = 0
         while nodes:
@@ -571,7 +572,7 @@ class TokenIndex:
                     continue
                 lo = child_lo[node]
                 row, allowed = self._python_row(s)
-                if by_byte and len(allowed) < count:
+                if len(allowed) < count:
                     work += len(allowed)
                     for b, target in allowed:
                         child = labels.find(b, lo, lo + count)
