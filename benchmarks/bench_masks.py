@@ -2,7 +2,7 @@
 
 Usage (in the benchmark environment, see README.md):
 
-    /work/benchenv/bin/python benchmarks/bench_masks.py [--vocabs o200k_base,cl100k_base] [--repeats 1]
+    $BENCH_VENV/bin/python benchmarks/bench_masks.py [--vocabs o200k_base,cl100k_base] [--repeats 1]
 
 Engines (each worker is a fresh interpreter pinned to one CPU):
 - ``ours-lazy``: ``LazyDFA(rx)`` + ``TokenIndex(lazy, vocab, eos)``; masks computed per state on first
