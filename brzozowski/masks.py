@@ -48,7 +48,7 @@ Two shortcuts keep masks the same and make them cheaper:
 - **Class strings.** Bytes of one class of the pattern's ``byte_classes`` lead everywhere to the
   same states, so the trie of the tokens' class strings (`brzozowski.vocabulary.class_trie`) can be
   walked instead. Building it costs tens of milliseconds over o200k_base, so an index starts on the
-  byte trie and switches once its dense walks have cost `CLASS_TRIE_PAYOFF` byte tries' worth of
+  byte trie and switches once its walks have looked at `CLASS_TRIE_PAYOFF` byte tries' worth of
   nodes (and only when the class trie has at most `COMPRESS_BELOW` of the byte trie's nodes).
 
 Measurements: benchmarks/README.md.
@@ -107,8 +107,8 @@ NEXT_STATE_MEMO = 1 << 16
 full, the memo is cleared and refilled on demand."""
 
 CLASS_TRIE_PAYOFF = 32
-"""An index switches to the class-string trie once its dense walks have expanded this many byte
-tries' worth of nodes (building the class trie costs about as much as 30 dense walks)."""
+"""An index switches to the class-string trie once its walks have looked at this many byte tries'
+worth of nodes (building the class trie costs about as much as 30 dense walks of the byte trie)."""
 
 COMPRESS_BELOW = 0.8
 """Walk the class-string trie only when it has at most this fraction of the byte trie's nodes."""
@@ -344,7 +344,7 @@ class TokenIndex:
         self.walked_trie: TokenTrie = self.trie
         """The trie walks go through: the byte trie, or the pattern's class-string trie."""
         self._expansion, self._trie_choice, self._strings = "auto", "auto", True
-        self._dense_nodes = 0  # nodes of the byte trie expanded densely so far (class-trie payoff)
+        self._walked_nodes = 0  # nodes of the byte trie looked at by walks (class-trie payoff)
         self._class_trie_tried = False
         self._string_states: dict[int, tuple[int, int] | None] = {}  # state -> (S-state, after)
         self._python_rows: dict[int, tuple[memoryview, list[tuple[int, int]]]] = {}
@@ -528,30 +528,31 @@ class TokenIndex:
         in plain Python while the frontier is small, then vectorized."""
         trie = self._trie_to_walk()
         reached = _Reached(trie)
-        depth, frontier = self._walk_few(trie, state, reached)
-        if frontier is None:
-            return reached.tokens()
-        for view in trie.level_views[depth:]:
+        depth, frontier, work = self._walk_few(trie, state, reached)
+        for view in trie.level_views[depth:] if frontier is not None else ():
             if self._dense_next(frontier, view):
                 frontier = self._expand_dense(frontier, view)
-                if trie is self.trie:
-                    self._dense_nodes += frontier.size
+                work += frontier.size
             else:
                 frontier = self._expand_sparse(trie, frontier, view)
+                work += frontier.n_live
             if frontier.n_live == 0:
                 break
             reached.add(frontier)
+        if trie is self.trie:
+            self._walked_nodes += work
         return reached.tokens()
 
     def _walk_few(self, trie: TokenTrie, state: int,
-                  reached: _Reached) -> tuple[int, _Frontier | None]:
+                  reached: _Reached) -> tuple[int, _Frontier | None, int]:
         """Walk in plain Python from the root while levels have few live nodes (restrictive
         states: JSON punctuation, property names, numbers): a node's children are found by their
         bytes (``bytes.find`` among the sorted labels of its children) when the state allows fewer
-        bytes than the node has children, else scanned. Returns (depth, None) when the walk is
-        over, or (d, the frontier at level d) to hand over to the vectorized levels."""
+        bytes than the node has children, else scanned. Returns (depth, None, work) when the walk
+        is over, or (d, the frontier at level d, work) to hand over to the vectorized levels; work
+        counts the children looked at."""
         if self._expansion != "auto":
-            return 0, _Frontier.root(state)
+            return 0, _Frontier.root(state), 0
         # (On a class trie a node's label is the lowest byte of its class: finding every allowed
         # byte finds exactly the allowed classes, since a class's bytes all go to one state.)
         labels, child_lo, child_count = trie.python_view()
@@ -593,7 +594,7 @@ class TokenIndex:
             frontier = None
         if found:
             reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
-        return depth, frontier
+        return depth, frontier, work
 
     def _python_row(self, state: int) -> tuple[memoryview, list[tuple[int, int]]]:
         """State's 256 transitions (a view of the automaton's row), and its (byte, target) pairs
@@ -643,9 +644,9 @@ class TokenIndex:
         return children[alive], found[alive]
 
     def _trie_to_walk(self) -> TokenTrie:
-        """The byte trie, or the class-string trie once the dense walks have paid for it."""
+        """The byte trie, or the class-string trie once the walks have paid for it."""
         if (self._trie_choice == "auto" and not self._class_trie_tried
-                and self._dense_nodes >= CLASS_TRIE_PAYOFF * self.trie.n_nodes):
+                and self._walked_nodes >= CLASS_TRIE_PAYOFF * self.trie.n_nodes):
             self._class_trie_tried = True  # whatever the outcome: decided once
             classes = getattr(self.automaton, "byte_classes", None)
             if classes is not None and classes.max() < COMPRESS_MAX_CLASSES:

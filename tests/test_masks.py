@@ -699,3 +699,31 @@ def test_a_vocabulary_is_shared_and_gives_the_same_masks():
         Vocabulary("abc")
     assert Vocabulary(vocabulary.trie).trie is vocabulary.trie and len(vocabulary) == 15
     assert vocabulary.tokens[9] == b"cat"
+
+
+def test_an_index_switches_to_the_class_trie_once_dense_walks_pay_for_it():
+    """Permissive states make walks look at many nodes of the byte trie; after CLASS_TRIE_PAYOFF
+    tries' worth of nodes the index walks the (smaller) class-string trie, with the same masks."""
+    from brzozowski.masks import CLASS_TRIE_PAYOFF
+
+    letters = b"abcdefghijklmnopqrstuvwxyz0123456789-"
+    vocab = [bytes([a]) for a in letters] + [bytes([a, b]) for a in letters for b in letters]
+    pattern = "[a-z]{0,100}"  # 101 states, each allowing every letter token
+    dfa = regex_to_dfa(pattern)
+    want = fast_brute_force_masks(dfa, vocab, None)
+    for automaton in (dfa, LazyDFA(pattern)):
+        index = TokenIndex(automaton, vocab)
+        states, switched_at = [index.start], None
+        while states[-1] != DEAD:
+            state = states[-1]
+            assert np.array_equal(index.mask(state), want[len(states) - 1]), len(states)
+            if switched_at is None and index.walked_trie is not index.trie:
+                switched_at = len(states)
+            states.append(index.next_state(state, 0))  # "a"
+        assert switched_at is not None and CLASS_TRIE_PAYOFF < switched_at < 101
+        assert index.walked_trie.n_nodes < index.trie.n_nodes / 10  # letters merge, digits merge
+        forced = TokenIndex(automaton, vocab)
+        forced.set_strategy(trie="bytes")
+        for i, state in enumerate(states[:-1]):
+            assert np.array_equal(forced.mask(state), want[i])
+        assert forced.walked_trie is forced.trie
