@@ -170,9 +170,9 @@ class Vocabulary:
     prebuilt `VocabTrie`. `eos_id`: the end-of-sequence token (allowed exactly in accepting
     states), or None. Building it builds the byte trie (~0.3 s over o200k_base, shared with every
     other `Vocabulary` of the same tokens) and the JSON-string tables (`brzozowski.string_masks`,
-    ~60 ms). Passing a `Vocabulary` to `brzozowski.masks.TokenIndex` then costs nothing per index;
-    passing the token list makes the index look the trie up by the tokens' contents (hashing every
-    token: ~10-30 ms over o200k_base) and build string tables on first use.
+    ~60 ms; both are kept on the trie). Passing a `Vocabulary` to `brzozowski.masks.TokenIndex`
+    then costs microseconds per index; passing the token list makes every index look the trie up
+    by the tokens' contents (hashing every token: ~10-30 ms over o200k_base).
     """
 
     __slots__ = ("eos_id", "trie")
