@@ -249,24 +249,28 @@ def _refs(node: Any) -> set[str]:
     return set()
 
 
-def _standalone(definitions: dict, name: str, prefix: str, defs_key: str, extra_root: dict) -> dict:
-    """Definition `name` as a root schema carrying (only) the definitions it reaches by `prefix` refs."""
+def _standalone(definitions: dict, name: str, prefix: str, defs_key: str, extra_root: dict) -> dict | None:
+    """Definition `name` as a root schema carrying the definitions it reaches by `prefix` refs, or
+    None if it also refers to other parts of its document (it would not stand alone)."""
     reached: list[str] = []
     todo = [name]
     while todo:
         current = todo.pop()
-        if current in reached or current not in definitions:
+        if current in reached:
             continue
+        if current not in definitions:
+            return None
         reached.append(current)
         for ref in _refs(definitions[current]):
             if ref.startswith(prefix):
                 todo.append(ref[len(prefix):].split("/")[0])
+            elif ref.startswith("#"):
+                return None
     root = dict(extra_root)
     body = definitions[name]
     root.update(body if isinstance(body, dict) else {"allOf": [body]})
-    others = {k: definitions[k] for k in sorted(reached) if k != name}
     root = _rewrite_refs(root, prefix + name + "/", "#/")
-    if others or _refs(root) & {prefix + name}:
+    if len(reached) > 1 or prefix + name in _refs(root):
         root[defs_key] = {k: definitions[k] for k in sorted(reached)}
     return root
 
@@ -281,6 +285,7 @@ def make_openapi(out: Path) -> int:
         converted = {k: _rewrite_refs(v, prefix, "#/$defs/") for k, v in components.items()}
         for name in components:
             schema = _standalone(converted, name, "#/$defs/", "$defs", {})
+            assert schema is not None, f"{doc_name}: {name} refers outside its components"
             write(out / f"{doc_name}__{name}.json", schema)
             count += 1
     count += _copy_package_files(
@@ -348,8 +353,8 @@ def make_config_parts(out: Path) -> int:
                 if isinstance(body, dict) and len(body.get("properties", {})) >= MIN_PART_PROPERTIES
             ]
             extra_root = {"$schema": schema["$schema"]} if "$schema" in schema else {}
-            for name in rich[:MAX_PARTS_PER_FILE]:
-                part = _standalone(definitions, name, prefix, defs_key, extra_root)
+            parts = [(n, _standalone(definitions, n, prefix, defs_key, extra_root)) for n in rich]
+            for name, part in [(n, p) for n, p in parts if p is not None][:MAX_PARTS_PER_FILE]:
                 safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
                 write(out / f"{path.stem.split('_')[-1]}__{safe}.json", part)
                 count += 1
