@@ -7,6 +7,7 @@ Groups (one subfolder each, one schema per JSON file; see README.md for sources 
 - ``pydantic``: `model_json_schema()` of the hand-written models in `pydantic_models.py` and of
   `N_GENERATED_MODELS` models combined at random (seed `SEED`) from a pool of realistic field types.
 - ``tools``: the `parameters` object of each OpenAI-style function definition in `tools.py`.
+- ``handwritten``: the schemas of `handwritten.py` (draft-04/06/07/2020-12 styles, event schemas).
 - ``openapi``: the component schemas of the hand-written OpenAPI documents in `openapi_components.py`
   (each component becomes a standalone schema; `#/components/schemas/X` refs become `#/$defs/X`),
   and the OpenAPI document schemas shipped by `openapi-spec-validator` / `openapi-schema-validator`.
@@ -227,6 +228,15 @@ def make_tools(out: Path) -> int:
     return len(TOOLS)
 
 
+def make_handwritten(out: Path) -> int:
+    from handwritten import SCHEMAS
+
+    clear(out)
+    for stem, schema in SCHEMAS.items():
+        write(out / f"{stem}.json", schema)
+    return len(SCHEMAS)
+
+
 def _rewrite_refs(node: Any, old: str, new: str) -> Any:
     if isinstance(node, dict):
         return {
@@ -370,6 +380,7 @@ def make_metaschemas(out: Path) -> int:
 GROUPS = {
     "pydantic": make_pydantic,
     "tools": make_tools,
+    "handwritten": make_handwritten,
     "openapi": make_openapi,
     "schemastore": make_schemastore,
     "config_parts": make_config_parts,
