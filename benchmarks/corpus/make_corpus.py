@@ -43,6 +43,9 @@ sys.path.insert(0, str(HERE))
 SEED = 20261130
 N_GENERATED_MODELS = 80
 MAX_COPY_BYTES = 400_000  # skip gigantic vendored files (renovate, azure-pipelines: > 1.5 MB)
+# Vendored schemas under a copyleft licence (check-jsonschema's vendor/README.md and licenses/):
+# not copied, whatever their size.
+NOT_PERMISSIVE = {"renovate.json": "AGPL-3.0", "snapcraft.json": "GPL-3.0"}
 MIN_PART_PROPERTIES = 2  # a config definition becomes a corpus schema if it is this rich
 MAX_PARTS_PER_FILE = 6
 
@@ -310,10 +313,28 @@ def make_openapi(out: Path) -> int:
 # -- copied material ------------------------------------------------------------------------------
 
 
+def _copy_licences(out: Path, dist: str, root: Path, copied: list[str]) -> None:
+    """Put the package's licence files, and (check-jsonschema) those of the copied vendored schemas,
+    into `out`/licenses, named after the package."""
+    licences = out / "licenses"
+    licences.mkdir(parents=True, exist_ok=True)
+    for file in importlib.metadata.distribution(dist).files or []:
+        if "licenses" in file.parts and ".dist-info" in file.parts[0]:
+            target = licences / f"{dist}.{file.name}"
+            target.write_bytes(Path(file.locate()).read_bytes())
+    vendored = root / "builtin_schemas" / "vendor" / "licenses"
+    for licence in sorted(vendored.glob("LICENSE.*")) if vendored.is_dir() else []:
+        if licence.suffix[1:] == "schemastore" or any(name.startswith(licence.suffix[1:]) for name in copied):
+            (licences / f"{dist}.vendor.{licence.name}").write_bytes(licence.read_bytes())
+
+
 def _copy_package_files(out: Path, sources: list[tuple[str, str, str]], clear_first: bool = True) -> int:
-    """Copy the JSON files matching each glob from an installed package (skipping huge ones)."""
+    """Copy the JSON files matching each glob from an installed package (skipping huge ones and
+    copyleft ones), with the licence files that cover them."""
     if clear_first:
         clear(out)
+        for old in (out / "licenses").glob("*"):
+            old.unlink()
     count = 0
     for dist, module_name, pattern in sources:
         try:
@@ -323,8 +344,12 @@ def _copy_package_files(out: Path, sources: list[tuple[str, str, str]], clear_fi
             continue
         root = Path(module.__file__).parent
         version = importlib.metadata.version(dist)
+        copied: list[str] = []
         for path in sorted(root.glob(pattern)):
-            if not path.is_file():
+            if not path.is_file() or "licenses" in path.parts:
+                continue
+            if path.name in NOT_PERMISSIVE:
+                print(f"  skip {path.relative_to(root)} ({NOT_PERMISSIVE[path.name]})", file=sys.stderr)
                 continue
             if path.stat().st_size > MAX_COPY_BYTES:
                 print(f"  skip {path.relative_to(root)} ({path.stat().st_size} bytes)", file=sys.stderr)
@@ -336,7 +361,9 @@ def _copy_package_files(out: Path, sources: list[tuple[str, str, str]], clear_fi
             stem = "_".join(path.relative_to(root).with_suffix("").parts[-3:])
             stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{dist}-{version}_{stem}")
             write(out / f"{stem}.json", schema)
+            copied.append(path.name)
             count += 1
+        _copy_licences(out, dist, root, copied)
     return count
 
 
