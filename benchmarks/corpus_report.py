@@ -50,6 +50,7 @@ DEFAULT_CORPUS = ROOT / "benchmarks" / "corpus"
 STOP_PROBABILITY = 0.5  # chance that a walk ends at an accepting state it reaches
 MAX_COMPLETION_SEARCH = 20_000  # states a shortest-completion search may visit
 SHOWN_DOCUMENT_BYTES = 300
+SHOWN_SLOWEST = 5
 
 
 # -- worker side ---------------------------------------------------------------------------------
@@ -323,6 +324,11 @@ def run(args: argparse.Namespace) -> list[dict]:
     if args.limit:
         files = files[: args.limit]
     records: list[dict] = []
+    # Imported once here, so that every forked worker starts with the modules loaded but with no
+    # schema compiled (cheap fresh workers; term caches still cold).
+    import brzozowski  # noqa: F401
+    import jsonschema  # noqa: F401
+
     current = Worker(args)
     for number, path in enumerate(files, 1):
         record: dict[str, Any] = {"path": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path),
@@ -403,6 +409,11 @@ def report(records: list[dict], args: argparse.Namespace) -> int:
         if times:
             print(f"| {label} | {len(times)} | {percentile(times, 0.5):.2f} | {percentile(times, 0.9):.2f} "
                   f"| {percentile(times, 0.99):.2f} | {max(times):.2f} |")
+    slowest = sorted(compiled, key=lambda r: -r["seconds"])[:SHOWN_SLOWEST]
+    if slowest:
+        print("\nslowest compiled: " + ", ".join(
+            f"`{Path(r['path']).name}` {1000 * r['seconds']:.1f} ms ({r.get('states', '?')} states after sampling)"
+            for r in slowest))
 
     sampled = sum(r.get("sampled", 0) for r in compiled)
     valid = sum(r.get("valid", 0) for r in compiled)
