@@ -478,11 +478,15 @@ def test_concurrent_masks_equal_serial_masks(cl100k):
     assert shared.cache_info()["walks"] == dfa.n_states  # each state walked once
 
 
-def test_concurrent_use_of_a_lazy_automaton(cl100k):
+@pytest.mark.parametrize("which", ["json", "schema"])
+def test_concurrent_use_of_a_lazy_automaton(cl100k, which):
     """Threads generate over one shared index of a fresh LazyDFA (growing it concurrently); each
-    step's mask must equal the DFA's mask after the same tokens."""
+    step's mask must equal the DFA's mask after the same tokens. The schema's strings take the
+    JSON-string path (recognized concurrently)."""
+    from brzozowski import json_schema_to_regex
+
     vocab, eos_id = cl100k
-    pattern = REAL_PATTERNS["json"]
+    pattern = REAL_PATTERNS["json"] if which == "json" else json_schema_to_regex(STRING_SCHEMAS[0])
     shared = TokenIndex(LazyDFA(pattern), vocab, eos_id=eos_id)
     start = threading.Barrier(4)
 
@@ -510,6 +514,7 @@ def test_concurrent_use_of_a_lazy_automaton(cl100k):
             assert np.array_equal(mask, eager.mask(state))
             state = eager.next_state(state, token)
             assert state != DEAD
+    assert (shared.cache_info()["string_masks"] > 0) == (which == "schema")
 
 
 @settings(max_examples=40, deadline=None)
