@@ -1,7 +1,7 @@
 """A corpus of JSON schemas through brzozowski and llguidance in one run: time to first mask, the
 per-token mask + advance times, and the memory of our per-schema structures (issue 14).
 
-    $BENCH_VENV/bin/python benchmarks/bench_corpus.py [--corpus DIR] [--synthetic N] [--limit N]
+    $BENCH_VENV/bin/python benchmarks/bench_corpus.py [--corpus DIR] [--synthetic N] [--synthetic-only]
 
 Corpus: every ``*.json`` file under ``--corpus`` (default ``benchmarks/corpus/``, when it exists),
 one schema per file; otherwise (or in addition, with ``--synthetic N``) N schemas drawn by a seeded
@@ -400,6 +400,7 @@ def main() -> None:
     parser.add_argument("--synthetic", type=int, default=None,
                         help="schemas drawn by the generator (default: 300 when there is no corpus)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N schemas")
+    parser.add_argument("--synthetic-only", action="store_true", help="leave the corpus folder out")
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
                         help="time.process_time (default: preemption on a shared machine is not "
@@ -410,8 +411,10 @@ def main() -> None:
     if args.worker:
         print(json.dumps(worker(json.loads(args.worker))))
         return
-    synthetic = args.synthetic if args.synthetic is not None else (0 if args.corpus.is_dir() else 300)
-    corpus = load_corpus(args.corpus, synthetic)[: args.limit]
+    folder = None if args.synthetic_only else args.corpus
+    synthetic = args.synthetic if args.synthetic is not None else (
+        0 if folder is not None and folder.is_dir() else 300)
+    corpus = load_corpus(folder, synthetic)[: args.limit]
     items = prepare(corpus)
     import brzozowski
 
