@@ -355,7 +355,8 @@ class TokenIndex:
 
     def set_strategy(self, expansion: str = "auto", trie: str = "auto", strings: bool = True) -> None:
         """Force how masks are computed (for tests, benchmarks and notebooks: the masks are the
-        same whatever the choice). `expansion`: "auto" (per level), "sparse" or "dense".
+        same whatever the choice). `expansion`: "auto" (plain Python while few nodes are alive,
+        then sparse or dense per level), "sparse" or "dense" (numpy from the root).
         `trie`: "auto" (bytes, then classes once they pay off), "bytes", or "classes" (needs an
         automaton that knows its ``byte_classes``). `strings`: use the JSON-string tables."""
         if expansion not in _EXPANSIONS:

@@ -47,7 +47,7 @@ import numpy as np
 from .dfa import DEAD, regex_to_dfa
 from .schema import STRING
 
-if TYPE_CHECKING:  # vocabulary.py builds the tables of every new Vocabulary with this module
+if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import VocabTrie
 
 __all__ = ["StringAutomaton", "build_all_tables", "recognize", "string_automaton", "string_tables"]

@@ -39,6 +39,7 @@ import cachetools
 import numpy as np
 
 from .errors import VocabularyError
+from .string_masks import build_all_tables
 
 __all__ = ["TokenTrie", "VocabTrie", "Vocabulary", "class_trie", "shared_class_trie", "vocab_trie"]
 
@@ -178,8 +179,6 @@ class Vocabulary:
     __slots__ = ("eos_id", "trie")
 
     def __init__(self, tokens: Sequence[bytes | None] | VocabTrie, eos_id: int | None = None) -> None:
-        from .string_masks import build_all_tables  # (string_masks needs the compiler: lazily)
-
         self.trie = vocab_trie(tokens)
         self.eos_id = checked_eos(eos_id, self.trie.vocab_size)
         build_all_tables(self.trie)
