@@ -213,8 +213,8 @@ class _Parser:
             if text and len(text.lstrip("0")) > len(str(MAX_REPEAT_COUNT)):
                 shown = text if len(text) <= 12 else f"{text[:6]}...{text[-3:]} ({len(text)} digits)"
                 self.fail(f"repeat count {shown} is over the limit of {MAX_REPEAT_COUNT}", start)
-        lo = int(lo_text) if lo_text else 0
-        hi = int(hi_text) if hi_text else None
+        lo = int(lo_text.lstrip("0") or "0") if lo_text else 0
+        hi = int(hi_text.lstrip("0") or "0") if hi_text else None
         for count in (lo, hi):
             if count is not None and count > MAX_REPEAT_COUNT:
                 self.fail(f"repeat count {count} is over the limit of {MAX_REPEAT_COUNT}", start)
