@@ -44,6 +44,7 @@ from brzozowski.golden.cases import (
 from brzozowski.golden.document import rows_to_trans, table_rows
 from brzozowski.lazy import LazyDFA
 from brzozowski.masks import TokenIndex
+from brzozowski.syntax import parse
 from brzozowski.schema import json_schema_to_regex
 
 from .strategies import ALPHABET, patterns
@@ -389,3 +390,163 @@ def test_files_that_are_not_golden_files_are_refused(tmp_path):
     with pytest.raises(GoldenMismatchError, match="cannot read"):
         load_golden(tmp_path / "missing.json")
     assert main(["golden", "--check", "--path", str(tmp_path / "missing.json")]) == 2
+
+
+# -- malformed files are mismatches, never crashes; our own bugs are not "format" ------------------
+
+
+def _set(path: tuple, value):
+    """A corruption: set the member at `path` (keys and indices from the document's root)."""
+
+    def corrupt(data: dict) -> None:
+        target = data
+        for key in path[:-1]:
+            target = target[key]
+        if value is _DELETE:
+            del target[path[-1]]
+        else:
+            target[path[-1]] = value
+
+    return corrupt
+
+
+_DELETE = object()
+_HAND = ("cases", 0)  # hand_example is the first case
+_CORRUPTIONS = {
+    "a range of 10**12 ids": _set(_HAND + ("masks", 0, 0), [0, 10**12]),
+    "a reversed range": _set(_HAND + ("masks", 0, 1), [9, 3]),
+    "overlapping ranges": _set(_HAND + ("masks", 0), [[0, 4], [2, 3]]),
+    "a token id as a string": _set(_HAND + ("paths", 0, "tokens", 0), "9"),
+    "a token id as a float": _set(_HAND + ("paths", 0, "tokens", 0), 9.0),
+    "a token id as Infinity": _set(_HAND + ("paths", 0, "tokens", 0), float("inf")),
+    "a token id beyond the vocabulary": _set(_HAND + ("paths", 0, "tokens", 0), 15),
+    "a mask index out of range": _set(_HAND + ("paths", 0, "mask", 0), 99),
+    "a flag that is an integer": _set(_HAND + ("paths", 0, "complete", 0), 1),
+    "ends_with_eos missing": _set(_HAND + ("paths", 0, "ends_with_eos"), _DELETE),
+    "a path that is null": _set(_HAND + ("paths", 1), None),
+    "paths as an object": _set(_HAND + ("paths",), {}),
+    "n_states as a string": _set(_HAND + ("tables", "n_states"), "7"),
+    "a byte run past 255": _set(_HAND + ("tables", "trans", 0, 0), [0, 300, 1]),
+    "a run to a state that does not exist": _set(_HAND + ("tables", "trans", 0, 0), [99, 99, 12]),
+    "a run of two numbers": _set(_HAND + ("tables", "trans", 0, 0), [99, 99]),
+    "an accepting state as NaN": _set(_HAND + ("tables", "accepting", 0), float("nan")),
+    "the regex missing": _set(_HAND + ("regex",), _DELETE),
+    "the source a string": _set(_HAND + ("source",), "(cat|car|dog)s?"),
+    "an unknown source kind": _set(_HAND + ("source", "kind"), "grammar"),
+    "an unknown vocabulary": _set(_HAND + ("vocabulary",), "nope"),
+    "the case a list": _set(_HAND, []),
+    "a vocabulary token that is not hex": _set(("vocabularies", "hand", "tokens", 0), "zz"),
+    "an eos_id of 1e300": _set(("vocabularies", "hand", "eos_id"), 1e300),
+    "the vocabulary a number": _set(("vocabularies", "hand"), 5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CORRUPTIONS))
+def test_a_malformed_case_is_a_format_mismatch_at_its_place(golden, name):
+    data = copy.deepcopy(golden)
+    data["cases"] = data["cases"][:1]
+    _CORRUPTIONS[name](data)
+    mismatches = check_golden(data)
+    assert mismatches, name
+    assert all(m.what == "format" for m in mismatches), [str(m) for m in mismatches]
+    case_level = [m for m in mismatches if not m.case.startswith("vocabulary ")]
+    assert case_level and "malformed at /cases/0" in case_level[0].detail, [str(m) for m in mismatches]
+    assert len(str(case_level[0])) < 400
+
+
+def test_a_regex_that_does_not_compile_is_a_regex_mismatch(golden):
+    data = copy.deepcopy(golden)
+    case = _case(data, "hand_example")
+    case["regex"] = "(cat"
+    found = check_golden(data, cases=["hand_example"])
+    assert [m.what for m in found] == ["regex", "regex"]
+    assert "does not compile" in found[1].detail and "missing )" in found[1].detail
+    schema_case = _case(data, "bounded_array")
+    schema_case["source"]["schema"] = "{not json"
+    found = check_golden(data, cases=["bounded_array"])
+    assert [m.what for m in found] == ["regex"] and "not JSON" in found[0].detail
+
+
+def test_malformed_files_are_reported_not_raised(golden, tmp_path):
+    path = tmp_path / "g.json"
+    data = copy.deepcopy(golden)
+    data["cases"] = data["cases"][:1]
+    data["cases"][0]["paths"][0]["tokens"][0] = float("inf")
+    path.write_text(json.dumps(data), encoding="ascii")  # json.dumps writes Infinity
+    assert "Infinity" in path.read_text()
+    assert [m.what for m in check_golden(path)] == ["format"]
+    assert main(["golden", "--check", "--path", str(path)]) == 1
+
+    path.write_text("[" * 100_000 + "]" * 100_000)  # deeper than Python's JSON parser goes
+    with pytest.raises(GoldenMismatchError, match="nests too deep"):
+        check_golden(path)
+    assert main(["golden", "--check", "--path", str(path)]) == 2
+    path.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(GoldenMismatchError, match="cannot read"):
+        check_golden(path)
+    for document in ({"vocabularies": [], "cases": []}, {"cases": {}}, {}):
+        assert [m.what for m in check_golden(document)] == ["format"]
+
+
+def test_a_bug_of_ours_is_not_reported_as_a_format_mismatch(golden, monkeypatch):
+    """The checker validates the file's shape explicitly and catches nothing wholesale: an
+    IndexError/KeyError/TypeError from our own code propagates (the old checker turned them into
+    "format" mismatches)."""
+
+    for error in (IndexError, KeyError, TypeError):
+        def broken(self, state, error=error):
+            raise error("a bug in TokenIndex.mask")
+
+        monkeypatch.setattr(TokenIndex, "mask", broken)
+        with pytest.raises(error, match="a bug in TokenIndex.mask"):
+            check_golden(golden, cases=["hand_example"])
+
+
+# -- issue 15: the lazy variant walks the lazy automaton; a swapped id is named ---------------------
+
+
+def test_checking_over_the_lazy_automaton_walks_a_lazy_dfa(golden, monkeypatch):
+    """automaton="lazy" must index a LazyDFA of the case's regex, not the DFA (a checker that
+    silently used the DFA passed the old tests). Two proofs: the LazyDFA built for the case is
+    explored (all 7 states of the hand example), and a LazyDFA broken to accept nothing is caught
+    over "lazy" but not over "dfa"."""
+    indexed: list = []
+    original_init = TokenIndex.__init__
+
+    def spy(self, automaton, *args, **kwargs):
+        original_init(self, automaton, *args, **kwargs)
+        indexed.append(automaton)
+
+    monkeypatch.setattr(TokenIndex, "__init__", spy)
+    assert check_golden(golden, cases=["hand_example"], automaton="lazy") == []
+    assert [type(a).__name__ for a in indexed] == ["LazyDFA"]
+    assert indexed[0].n_states == 7 and indexed[0].term(0) is parse("(cat|car|dog)s?")
+    indexed.clear()
+    assert check_golden(golden, cases=["hand_example"], automaton="dfa") == []
+    assert [type(a).__name__ for a in indexed] == ["DFA"]
+
+    def broken_lazy(self, automaton, *args, **kwargs):  # an index whose LazyDFA accepts nothing
+        if isinstance(automaton, LazyDFA):
+            automaton.is_accepting = lambda state: False
+        original_init(self, automaton, *args, **kwargs)
+
+    monkeypatch.setattr(TokenIndex, "__init__", broken_lazy)
+    assert check_golden(golden, cases=["hand_example"], automaton="dfa") == []
+    broken = check_golden(golden, cases=["hand_example"], automaton="lazy")
+    assert {m.what for m in broken} >= {"mask", "complete"}
+    assert all(m.missing == [13] and m.extra == [] for m in broken if m.what == "mask")
+
+
+def test_an_id_swapped_for_another_of_the_same_mask_size_is_named(golden):
+    """A checker that compared masks by size only passed the old corruption tests (they only add
+    or remove ids). Swap one allowed id for a forbidden one: same size, both ids named."""
+    data = copy.deepcopy(golden)
+    case = _case(data, "hand_example")
+    m = case["paths"][0]["mask"][0]  # step 0: {0, 4, 8, 9, 10}
+    assert ranges_to_ids(case["masks"][m]) == [0, 4, 8, 9, 10]
+    swapped = [0, 4, 8, 9, 11]  # 10 ("dog") out, 11 ("ts") in: five ids either way
+    case["masks"].append(ids_to_ranges(swapped))
+    case["paths"][0]["mask"][0] = len(case["masks"]) - 1
+    found = [m for m in check_golden(data, cases=["hand_example"]) if m.what == "mask"]
+    assert [(m.path, m.step, m.extra, m.missing) for m in found] == [(0, 0, [10], [11])]
+    assert "extra ids [10], missing ids [11]" in str(found[0])
