@@ -6,8 +6,9 @@ pattern or schema, an unknown vocabulary, a bad option value, an unwritable path
 located error and exits with status 2, never a traceback; a closed pipe (``| head``) ends the
 command quietly.
 
-A pattern that starts with ``-`` goes after ``--`` (``brzozowski compile -- -a``), the usual rule
-of command lines; without it the parser says so.
+A pattern that starts with ``-`` works as it is (``brzozowski compile -a``) when it is the one
+argument the command does not know as an option; ``--`` before it (``brzozowski compile -- -h``)
+works always, the usual rule of command lines.
 
 >>> main(["compile", "a|b"])
 2 states, start 0, accepting [1]
@@ -472,11 +473,31 @@ def _integer(text: str) -> int:
     return int(text)
 
 
+_MISSING = None  # a pattern not given (argparse's nargs="?" default): see _read_dash_pattern
+_PATTERN_HELP = ("the pattern; one that starts with '-' may follow '--' (needed only when it is also "
+                 "one of the command's options, such as -h)")
+
+
+def _read_dash_pattern(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> None:
+    """argparse reads ``-a`` as an unknown option, not as the pattern: take it as the pattern when
+    the command has a pattern, none was given, and it is the one argument argparse did not know
+    (single dash only, so a mistyped ``--flag`` is still an error)."""
+    if ("pattern" in args and args.pattern is _MISSING and len(extra) == 1
+            and extra[0].startswith("-") and not extra[0].startswith("--")):
+        args.pattern = extra.pop()
+    hint = (" (a pattern that starts with '-' can always follow '--': "
+            f"brzozowski {args.command} -- '{extra[0] if extra else '-a'}')") if "pattern" in args else ""
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}{hint if extra[0][:1] == '-' else ''}")
+    if "pattern" in args and args.pattern is _MISSING:
+        parser.error(f"the {args.command} command needs a pattern{hint}")
+
+
 def _register_compile(commands) -> None:
     compile_ = commands.add_parser(
         "compile", help="print the canonical DFA of a pattern (Python re syntax for bytes, full match)"
     )
-    compile_.add_argument("pattern", help="the pattern (one starting with '-' goes after '--')")
+    compile_.add_argument("pattern", nargs="?", default=_MISSING, help=_PATTERN_HELP)
     output = compile_.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="write the tables as JSON")
     output.add_argument("--dot", action="store_true", help="write Graphviz DOT")
@@ -489,7 +510,7 @@ def _register_masks(commands) -> None:
     masks = commands.add_parser(
         "masks", help="per-state allowed-token counts and mask timings over a vocabulary"
     )
-    masks.add_argument("pattern", help="the pattern (one starting with '-' goes after '--')")
+    masks.add_argument("pattern", nargs="?", default=_MISSING, help=_PATTERN_HELP)
     masks.add_argument(
         "--vocab", required=True, help="cl100k_base, o200k_base, a tokenizer.json or a .tiktoken file"
     )
@@ -520,7 +541,8 @@ _EXAMPLES = """\
 examples:
   brzozowski compile '(cat|car|dog)s?'             the canonical DFA, one line per state
   brzozowski compile --json '[0-9]{1,3}'           the tables as JSON (--dot: Graphviz)
-  brzozowski compile -- '-?[0-9]+'                 a pattern that starts with '-' goes after '--'
+  brzozowski compile '-?[0-9]+'                    a pattern may start with '-' ...
+  brzozowski compile -- -h                         ... and follows '--' when it is also an option
   brzozowski masks '[a-z]+' --vocab o200k_base     allowed-token counts and mask timings per state
   brzozowski schema tool.json -n 3                 a JSON schema's regex, DFA and sampled documents
   brzozowski demo                                  constrained generation of tool calls
@@ -531,25 +553,15 @@ exit status: 0 success, 1 a golden check found mismatches or the demo an invalid
 2 bad input (the message names it and where)."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, plus a hint when an unknown option is probably a pattern starting with '-'."""
-
-    def error(self, message: str):  # type: ignore[override]
-        if "unrecognized arguments: -" in message or "the following arguments are required: pattern" in message:
-            message += " (a pattern that starts with '-' goes after '--': brzozowski compile -- '-a')"
-        super().error(message)
-
-
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = argparse.ArgumentParser(
         prog="brzozowski",
         description="Constrained decoding built on Brzozowski derivatives.",
         epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                     parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for register in _REGISTRARS:
         register(commands)
     return parser
@@ -557,7 +569,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    args = _build_parser().parse_args(argv)
+    parser = _build_parser()
+    args, extra = parser.parse_known_args(argv)
+    _read_dash_pattern(parser, args, extra)
     try:
         status = args.run(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit

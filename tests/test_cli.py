@@ -88,21 +88,31 @@ def test_version(capsys):
 def test_help_shows_examples_and_exit_statuses():
     done = _run("--help")
     assert done.returncode == 0
-    assert "examples:" in done.stdout and "brzozowski compile -- '-?[0-9]+'" in done.stdout
+    assert "examples:" in done.stdout and "brzozowski compile '-?[0-9]+'" in done.stdout
     assert "brzozowski golden --check" in done.stdout and "2 bad input" in done.stdout
     for command in ("compile", "masks", "golden", "schema", "demo"):
         assert command in done.stdout
 
 
 def test_a_pattern_starting_with_a_dash(capsys):
-    assert main(["compile", "--", "-a"]) == 0
-    assert capsys.readouterr().out.startswith("3 states, start 0, accepting [2]")
-    assert main(["compile", "--json", "--", "-?[0-9]"]) == 0
-    assert json.loads(capsys.readouterr().out)["n_states"] == 3
-    with pytest.raises(SystemExit) as done:  # without '--' argparse reads -a as an option ...
-        main(["compile", "-a"])
-    assert done.value.code == 2
-    assert "goes after '--'" in capsys.readouterr().err  # ... and the message says what to do
+    """argparse reads '-a' as an option it does not know; the command takes it as the pattern."""
+    for argv in (["compile", "-a"], ["compile", "--", "-a"]):
+        assert main(argv) == 0
+        assert capsys.readouterr().out.startswith("3 states, start 0, accepting [2]")
+    for argv in (["compile", "--json", "-?[0-9]"], ["compile", "-?[0-9]", "--json"],
+                 ["compile", "--json", "--", "-?[0-9]"]):
+        assert main(argv) == 0
+        assert json.loads(capsys.readouterr().out)["trans"][0][ord("-")] == 1
+    assert main(["compile", "--", "-h"]) == 0  # a pattern that is also an option needs '--'
+    assert capsys.readouterr().out.startswith("3 states")
+    done = _run("compile", "-a", "-b")  # two unknown arguments: which one is the pattern?
+    assert done.returncode == 2 and "can always follow '--'" in done.stderr
+    done = _run("compile", "--jsno", "a")  # a mistyped long option stays an error
+    assert done.returncode == 2 and "unrecognized arguments: --jsno" in done.stderr
+    done = _run("compile")
+    assert done.returncode == 2 and "the compile command needs a pattern" in done.stderr
+    done = _run("golden", "-x")
+    assert done.returncode == 2 and "unrecognized arguments: -x" in done.stderr and "'--'" not in done.stderr
 
 
 def test_a_closed_pipe_is_quiet():
