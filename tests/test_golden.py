@@ -423,6 +423,8 @@ _CORRUPTIONS = {
     "a mask index out of range": _set(_HAND + ("paths", 0, "mask", 0), 99),
     "a flag that is an integer": _set(_HAND + ("paths", 0, "complete", 0), 1),
     "ends_with_eos missing": _set(_HAND + ("paths", 0, "ends_with_eos"), _DELETE),
+    "ends_with_eos contradicting the tokens": _set(_HAND + ("paths", 0, "ends_with_eos"), False),
+    "EOS in the middle of a path": _set(_HAND + ("paths", 0, "tokens"), [9, 13, 7]),
     "a path that is null": _set(_HAND + ("paths", 1), None),
     "paths as an object": _set(_HAND + ("paths",), {}),
     "n_states as a string": _set(_HAND + ("tables", "n_states"), "7"),
@@ -550,3 +552,55 @@ def test_an_id_swapped_for_another_of_the_same_mask_size_is_named(golden):
     found = [m for m in check_golden(data, cases=["hand_example"]) if m.what == "mask"]
     assert [(m.path, m.step, m.extra, m.missing) for m in found] == [(0, 0, [10], [11])]
     assert "extra ids [10], missing ids [11]" in str(found[0])
+
+
+_json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10**15), max_value=10**15),
+              st.sampled_from([0, 1, 7, 13, 14, 15, 255, 256, -1, 10**12]), st.floats(allow_nan=True),
+              st.text(max_size=6)),
+    lambda children: st.one_of(st.lists(children, max_size=4),
+                               st.dictionaries(st.text(max_size=6), children, max_size=3)),
+    max_leaves=8,
+)
+
+
+def _hand_document() -> dict:
+    """The golden document cut down to the hand example and its vocabulary."""
+    document = load_golden(DEFAULT_GOLDEN_PATH)
+    return {**document, "cases": document["cases"][:1],
+            "vocabularies": {"hand": document["vocabularies"]["hand"]}}
+
+
+_HAND_DOCUMENT = _hand_document()
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_single_corruption_is_reported_never_raised(data):
+    """Fuzz: replace, delete or add one member anywhere in a one-case document by an arbitrary
+    JSON-like value: `check_golden` returns mismatches (or none, for a harmless change) and never
+    raises."""
+    document = copy.deepcopy(_HAND_DOCUMENT)
+    assert check_golden(document) == []
+    target = document
+    for _ in range(data.draw(st.integers(0, 7), label="depth")):
+        if isinstance(target, dict) and target:
+            child = target[data.draw(st.sampled_from(sorted(target)), label="key")]
+        elif isinstance(target, list) and target:
+            child = target[data.draw(st.integers(0, len(target) - 1), label="index")]
+        else:
+            break
+        if not isinstance(child, (dict, list)):
+            break
+        target = child
+    if isinstance(target, dict):
+        key = data.draw(st.sampled_from(sorted(target) + ["new"]), label="member")
+    else:
+        key = data.draw(st.integers(0, max(len(target) - 1, 0)), label="element") if target else None
+    if key is not None and key != "new" and data.draw(st.booleans(), label="delete"):
+        del target[key]
+    elif key is not None:
+        target[key] = data.draw(_json_values, label="value")
+    for m in check_golden(document):
+        assert m.what in ("format", "regex", "mask", "complete", "token", "accepting", "trans", "n_states")
+        assert len(str(m)) < 2000

@@ -171,13 +171,19 @@ def _case_shape(case: Any, pointer: str, vocabularies: dict[str, tuple[list[byte
     masks = _member(case, "masks", pointer, list, "a list of id sets")
     for m, ranges in enumerate(masks):
         _id_set(ranges, size, f"{pointer}/masks/{m}")
+    eos_id = vocabularies[name][1]
     paths = _member(case, "paths", pointer, list, "a list of paths")
     for p, path in enumerate(paths):
         where = f"{pointer}/paths/{p}"
         _need(isinstance(path, dict), where, "a path object", path)
-        for k, t in enumerate(_member(path, "tokens", where, list, "a list of token ids")):
+        tokens = _member(path, "tokens", where, list, "a list of token ids")
+        for k, t in enumerate(tokens):
             _int_in(t, 0, size - 1, f"{where}/tokens/{k}", "a token id")
-        _member(path, "ends_with_eos", where, bool, "true or false")
+            _need(t != eos_id or k == len(tokens) - 1, f"{where}/tokens/{k}",
+                  "EOS only as the last token (nothing follows EOS)", t)
+        ends_with_eos = _member(path, "ends_with_eos", where, bool, "true or false")
+        _need(ends_with_eos == (bool(tokens) and tokens[-1] == eos_id), f"{where}/ends_with_eos",
+              "whether the last token is EOS", ends_with_eos)
         for k, m in enumerate(_member(path, "mask", where, list, "a list of mask indices")):
             _int_in(m, 0, len(masks) - 1, f"{where}/mask/{k}", "an index into masks")
         for k, flag in enumerate(_member(path, "complete", where, list, "a list of true/false")):
