@@ -12,6 +12,8 @@ import time
 import jsonschema
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brzozowski import (
     BrzozowskiError,
@@ -225,3 +227,37 @@ def test_wrong_types_name_the_value(build, says):
         build()
     assert says in str(raised.value)
     assert isinstance(raised.value, BrzozowskiError) and isinstance(raised.value, TypeError)
+
+
+_python_values = st.recursive(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=5),  # surrogates included: Hypothesis draws them
+        st.binary(max_size=3), st.tuples(st.integers()),
+    ),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.dictionaries(st.one_of(st.text(max_size=4), st.integers(), st.none(), st.booleans()),
+                        children, max_size=3),
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(_python_values, min_size=1, max_size=4), kind=st.sampled_from(["enum", "const"]))
+def test_any_python_value_is_refused_or_compiled_exactly(values, kind):
+    """Fuzz: any Python value in enum/const is refused with a SchemaError, or compiles to a regex
+    whose strings are exactly the values' JSON texts, which json.loads reads back as the values
+    and jsonschema accepts."""
+    schema = {"enum": values} if kind == "enum" else {"const": values[0]}
+    try:
+        regex = json_schema_to_regex(schema)
+    except SchemaError as error:
+        str(error).encode("utf-8")  # the message can always be printed
+        return
+    for value in values if kind == "enum" else values[:1]:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+        assert re.fullmatch(regex.encode(), text.encode())
+        assert json.loads(text) == value
+        assert jsonschema.Draft202012Validator(schema).is_valid(json.loads(text))
