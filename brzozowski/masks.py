@@ -81,7 +81,7 @@ import cachetools
 import numpy as np
 
 from .dfa import DEAD  # -1: the absence of a state, where no string of the language continues
-from .errors import MaskError, TokenError, VocabularyError
+from .errors import InputTypeError, MaskError, TokenError, VocabularyError
 from .string_masks import recognize, string_tables
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
@@ -314,9 +314,9 @@ class TokenIndex:
     ) -> None:
         for name in ("start", "row", "is_accepting", "step"):
             if not hasattr(automaton, name):
-                raise TypeError(
-                    f"{type(automaton).__name__} is not an automaton: it has no {name!r} "
-                    "(pass a brzozowski DFA or LazyDFA)"
+                raise InputTypeError(
+                    f"{automaton!r:.80} ({type(automaton).__name__}) is not an automaton: it has no "
+                    f"{name!r} (pass a brzozowski DFA or LazyDFA)"
                 )
         self.automaton = automaton
         if isinstance(vocabulary, Vocabulary):
