@@ -5,6 +5,9 @@ derivatives of the pattern; per state, a mask of the tokenizer's vocabulary says
 the text inside the language. See README.md for the code map.
 """
 
+__version__ = "0.1.0"
+"""The package version: the one place it is written (pyproject.toml reads it from here)."""
+
 from .constraint import Constraint, apply_mask, constrained_sample
 from .dfa import DEAD, DFA, regex_to_dfa
 from .errors import (
@@ -27,6 +30,7 @@ from .syntax import MAX_REPEAT_COUNT, parse
 from .vocab import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
 
 __all__ = [
+    "__version__",
     "DEAD",
     "DEFAULT_MAX_STATES",
     "DFA",

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import MaskError, TokenError
+from .errors import InputTypeError, MaskError, TokenError
 from .masks import DEAD, TokenIndex
 from .sampling import SamplingParams, sample
 
@@ -53,7 +53,7 @@ class Constraint:
 
     def __init__(self, index: TokenIndex) -> None:
         if not isinstance(index, TokenIndex):
-            raise TypeError(f"Constraint needs a TokenIndex, not {type(index).__name__}")
+            raise InputTypeError(f"Constraint needs a TokenIndex, not {index!r:.80} ({type(index).__name__})")
         self.index = index
         self.state: int = index.start
         self.done: bool = False

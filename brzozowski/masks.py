@@ -93,7 +93,7 @@ from typing import Any
 import cachetools
 import numpy as np
 
-from .errors import MaskError, TokenError, VocabularyError
+from .errors import InputTypeError, MaskError, TokenError, VocabularyError
 from .lazy import DEAD  # -1: the absence of a state, where no string of the language continues
 
 __all__ = [
@@ -414,9 +414,9 @@ class TokenIndex:
     ) -> None:
         for name in ("start", "row", "is_accepting", "step"):
             if not hasattr(automaton, name):
-                raise TypeError(
-                    f"{type(automaton).__name__} is not an automaton: it has no {name!r} "
-                    "(pass a brzozowski DFA or LazyDFA)"
+                raise InputTypeError(
+                    f"{automaton!r:.80} ({type(automaton).__name__}) is not an automaton: it has no "
+                    f"{name!r} (pass a brzozowski DFA or LazyDFA)"
                 )
         self.automaton = automaton
         self.trie = vocab_trie(vocab)
