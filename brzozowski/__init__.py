@@ -23,12 +23,13 @@ from .errors import (
 )
 from .golden import Oracle, check_golden
 from .lazy import DEFAULT_MAX_STATES, LazyDFA
-from .masks import TokenIndex, VocabTrie, vocab_trie
+from .masks import TokenIndex
 from .sampling import SamplingParams, distribution, sample
 from .schema import json_schema_to_regex
 from .syntax import MAX_REPEAT_COUNT, parse
 from .terms import Term, alt, compl, concat, inter
 from .vocab import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
+from .vocabulary import VocabTrie, Vocabulary, vocab_trie
 
 __all__ = [
     "__version__",
@@ -51,6 +52,7 @@ __all__ = [
     "TokenError",
     "TokenIndex",
     "VocabTrie",
+    "Vocabulary",
     "VocabularyError",
     "alt",
     "apply_mask",

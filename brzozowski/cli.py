@@ -54,7 +54,8 @@ def _cmd_masks(args: argparse.Namespace) -> int:
     import statistics
     import time
 
-    from .masks import TokenIndex, vocab_trie
+    from .masks import TokenIndex
+    from .vocabulary import vocab_trie
     from .vocab import load_vocab
 
     t0 = time.perf_counter()
@@ -64,15 +65,16 @@ def _cmd_masks(args: argparse.Namespace) -> int:
     t2 = time.perf_counter()
     dfa = regex_to_dfa(args.pattern, max_states=args.max_states)
     t3 = time.perf_counter()
-    index = TokenIndex(dfa, trie, eos_id=eos_id, walk=args.walk)
+    index = TokenIndex(dfa, trie, eos_id=eos_id)
+    index.set_strategy(expansion=args.walk)
     states = range(min(args.states, dfa.n_states))
     print(f"vocabulary {args.vocab}: {len(vocab)} tokens, EOS {eos_id}; loaded in "
           f"{(t1 - t0) * 1e3:.0f} ms, trie of {trie.n_nodes} nodes built in {(t2 - t1) * 1e3:.0f} ms "
           "(once per vocabulary)")
     t4 = time.perf_counter()
-    kind = "byte-class strings" if index.levels is not index.trie else "bytes"
+    kind = "byte-class strings" if index.walked_trie is not index.trie else "bytes"
     print(f"pattern compiled in {(t3 - t2) * 1e3:.1f} ms: {dfa.n_states} states; index in "
-          f"{(t4 - t3) * 1e3:.1f} ms, walking the trie of {kind} ({index.levels.n_nodes} nodes); "
+          f"{(t4 - t3) * 1e3:.1f} ms, walking the trie of {kind} ({index.walked_trie.n_nodes} nodes); "
           f"showing {len(states)}, walk={args.walk}")
     print(f"{'state':>6} {'accepts':>7} {'allowed':>8} {'cold ms':>9} {'cpu ms':>8} {'warm us':>8}")
     colds, cpus, warms = [], [], []

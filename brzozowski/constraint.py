@@ -83,8 +83,8 @@ class Constraint:
         """
         self._refuse_after_eos(f"advance with token {token_id!r}")
         index = self.index
-        token_id = index._check_token(token_id)
-        target = index._next(self.state, token_id)
+        token_id = index.check_token(token_id)
+        target = index.next_state_unchecked(self.state, token_id)
         if target == DEAD:
             raise TokenError(
                 f"token {token_id} ({self._describe(token_id)}) is not allowed in state "
