@@ -8,6 +8,7 @@ On terms it is a short recursion (all simplification happens in the smart constr
     ∂b (r·s) = ∂b r · s  |  (∂b s if r is nullable)
     ∂b (r|s) = ∂b r | ∂b s     ∂b r* = ∂b r · r*
     ∂b r{m,n} = ∂b r · r{max(m-1,0), n-1}
+    ∂b (r&s) = ∂b r & ∂b s     ∂b ~r = ~∂b r
 
 A string w is in L(r) iff the derivative of r by w (byte after byte) is nullable.
 
@@ -16,7 +17,7 @@ the same derivative, so a DFA state needs one derivative per class, not per byte
 
     C(∅) = C(ε) = {Σ}          C(S) = {S, Σ∖S}
     C(r·s) = C(r), or C(r) ∧ C(s) when r is nullable
-    C(r|s) = C(r) ∧ C(s)       C(r*) = C(r{m,n}) = C(r)
+    C(r|s) = C(r&s) = C(r) ∧ C(s)       C(r*) = C(r{m,n}) = C(~r) = C(r)
 
 where P ∧ Q is the coarsest common refinement. A partition is a tuple of non-empty, disjoint 256-bit
 sets whose union is all bytes, ordered by their lowest byte. (The classes may be finer than needed,
@@ -53,13 +54,17 @@ from .terms import (
     EPSILON,
     K_ALT,
     K_BYTES,
+    K_COMPL,
     K_CONCAT,
     K_EMPTY,
     K_EPSILON,
+    K_INTER,
     K_STAR,
     Term,
     alt,
+    compl,
     concat,
+    inter,
     repeat,
 )
 
@@ -131,6 +136,10 @@ def _derive(term: Term, b: int) -> Term:
         return alt(*[_memo(t, b) for t in term.children])
     if kind == K_STAR:
         return concat(_memo(term.children[0], b), term)
+    if kind == K_INTER:
+        return inter(*[_memo(t, b) for t in term.children])
+    if kind == K_COMPL:
+        return compl(_memo(term.children[0], b))
     body = term.children[0]  # K_REPEAT
     rest = repeat(body, max(term.lo - 1, 0), None if term.hi is None else term.hi - 1)
     return concat(_memo(body, b), rest)
@@ -182,9 +191,11 @@ def _classes(term: Term) -> tuple[int, ...]:
 def alphabet_classes(term: Term) -> tuple[int, ...]:
     """The partition of the bytes that no byte set inside `term` tells apart.
 
-    Every derivative of `term`, however deep, is built from those byte sets by union and
-    intersection with other terms only, so this partition refines the derivative classes of every
-    state reachable from `term`: bytes of one class lead from every such state to the same state.
+    Every derivative of `term`, however deep, is built by the constructors from those byte sets,
+    unions and intersections of them (`alt` and `inter` merge byte-set operands), and ε, ∅ and
+    ``~∅``, which tell no bytes apart; a class of this partition lies inside or outside each one.
+    So it refines the derivative classes of every state reachable from `term`: bytes of one class
+    lead from every such state to the same state.
     """
     partition = _TRIVIAL_PARTITION
     seen: set[int] = set()
