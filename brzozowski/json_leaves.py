@@ -23,7 +23,8 @@ References: RFC 8259 (JSON), RFC 3629 (UTF-8), JSON Schema Validation (draft 202
 from __future__ import annotations
 
 from .errors import SchemaError
-from .schema import INTEGER, NUMBER, STRING
+from .json_numbers import integer_term, number_term
+from .schema import STRING
 from .syntax import parse
 from .terms import Term
 
@@ -33,8 +34,6 @@ __all__ = ["FORMATS", "json_integer_term", "json_number_term", "json_string_term
 FORMATS: frozenset[str] = frozenset()
 
 _STRING = parse(STRING)
-_INTEGER = parse(INTEGER)
-_NUMBER = parse(NUMBER)
 
 
 def _refuse_given(keywords: dict[str, object]) -> None:
@@ -54,16 +53,14 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
 def json_integer_term(*, minimum: float | None = None, maximum: float | None = None,
                       exclusive_minimum: float | None = None, exclusive_maximum: float | None = None,
                       multiple_of: float | None = None, notes: list[str] | None = None) -> Term:
-    """The JSON texts of the integers allowed by the numeric keywords (see the module doc)."""
-    _refuse_given({"minimum": minimum, "maximum": maximum, "exclusiveMinimum": exclusive_minimum,
-                   "exclusiveMaximum": exclusive_maximum, "multipleOf": multiple_of})
-    return _INTEGER
+    """The JSON texts of the integers allowed by the numeric keywords (see `brzozowski.json_numbers`)."""
+    return integer_term(minimum=minimum, maximum=maximum, exclusive_minimum=exclusive_minimum,
+                        exclusive_maximum=exclusive_maximum, multiple_of=multiple_of, notes=notes)
 
 
 def json_number_term(*, minimum: float | None = None, maximum: float | None = None,
                      exclusive_minimum: float | None = None, exclusive_maximum: float | None = None,
                      multiple_of: float | None = None, notes: list[str] | None = None) -> Term:
-    """The JSON texts of the numbers allowed by the numeric keywords (see the module doc)."""
-    _refuse_given({"minimum": minimum, "maximum": maximum, "exclusiveMinimum": exclusive_minimum,
-                   "exclusiveMaximum": exclusive_maximum, "multipleOf": multiple_of})
-    return _NUMBER
+    """The JSON texts of the numbers allowed by the numeric keywords (see `brzozowski.json_numbers`)."""
+    return number_term(minimum=minimum, maximum=maximum, exclusive_minimum=exclusive_minimum,
+                       exclusive_maximum=exclusive_maximum, multiple_of=multiple_of, notes=notes)
