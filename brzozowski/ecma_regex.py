@@ -208,12 +208,12 @@ class _Parser:
                 self.pos += 2
             elif self.peek(1) in ("=", "!") or self.pattern.startswith("<=", self.pos + 1) or \
                     self.pattern.startswith("<!", self.pos + 1):
-                raise self.error("lookarounds are not supported (they are not regular over JSON text here)")
+                raise self.error("lookarounds are not supported: say the condition without them", open_at)
             elif self.peek(1) == "<":
                 raise self.error("named groups (?<name>...) are not supported: Python's re, which jsonschema "
-                                 "uses, cannot compile them; write (?:...)")
+                                 "uses, cannot compile them; write (?:...)", open_at)
             else:
-                raise self.error("unknown group syntax '(?' (only (?:...) is supported)")
+                raise self.error("unknown group syntax '(?' (only (?:...) is supported)", open_at)
         inner = self.disjunction()
         if self.peek() != ")":
             raise self.error("missing ')'", open_at)
