@@ -196,7 +196,8 @@ class _Parser:
         if c in ("*", "+", "?"):
             raise self.error(f"nothing to repeat before {c!r}")
         if c == "{":
-            self.braces()  # raises: a literal '{' is ambiguous
+            self.braces()  # raises unless a quantifier follows: a literal '{' is ambiguous
+            raise self.error("nothing to repeat before '{'")
         self.pos += 1
         return _chars(_single(ord(c)))
 

@@ -27,6 +27,7 @@ from brzozowski.ecma_regex import pattern_term
 from brzozowski.errors import SchemaError
 from brzozowski.json_formats import FORMAT_PATTERNS
 from brzozowski.json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
+from brzozowski.json_strings import encoded_chars
 from brzozowski.lazy import DEAD, LazyDFA
 from brzozowski.schema import INTEGER, NUMBER, STRING
 
@@ -254,6 +255,30 @@ def test_string_lengths_exhaustively(lo, hi):
     assert not matches(term, b'"\\ud83d"') and not matches(term, b'"\xed\xa0\x80"')  # lone surrogates
 
 
+def spellings_of(c: str) -> set[bytes]:
+    """Every way JSON writes the character c: raw (when allowed), escaped in both hex cases, short escape."""
+    out = {json.dumps(c).encode()[1:-1], json.dumps(c, ensure_ascii=False).encode()[1:-1]}
+    units = [ord(c)] if ord(c) < 0x10000 else [0xD800 + ((ord(c) - 0x10000) >> 10), 0xDC00 + (ord(c) & 0x3FF)]
+    out.add("".join(f"\\u{u:04x}" for u in units).encode())
+    out.add("".join(f"\\u{u:04X}" for u in units).encode())
+    if ord(c) >= 0x20 and c not in '"\\':
+        out.add(c.encode())
+    return out
+
+
+@pytest.mark.parametrize("lo,hi", [(0x41, 0x5A), (0x7F, 0x81), (0x7FF, 0x800), (0xD7F0, 0xE010), (0xFFF0, 0x10010),
+                                   (0x10FFF0, 0x10FFFF), (0x1F600, 0x1F64F), (0, 0x10FFFF), (0x5C, 0x5C)])
+def test_encoded_chars_of_a_range_are_every_spelling_of_exactly_its_characters(lo, hi):
+    term = encoded_chars(((lo, hi),))
+    rng = random.Random(lo)
+    probes = {lo - 2, lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, hi + 2, 0x10000, 0x10FFFF, 0xFFFF, 0xE000, 0xD7FF}
+    probes |= {rng.randrange(0x110000) for _ in range(200)}
+    for cp in sorted(p for p in probes if 0 <= p <= 0x10FFFF and not 0xD800 <= p <= 0xDFFF):
+        for spelling in spellings_of(chr(cp)):
+            assert matches(term, spelling) == (lo <= cp <= hi), (hex(cp), spelling)
+            assert json.loads(b'"' + spelling + b'"') == chr(cp)
+
+
 def test_string_walks_validate():
     rng = random.Random(3)
     for lo, hi in [(0, 3), (2, 2), (4, None), (0, 40)]:
@@ -322,12 +347,12 @@ PATTERN_TABLE = [
     "abc", "^abc", "abc$", "^abc$", "^[a-z]+$", "^[^a-z]*$", "a|^b|c$", "^(ab|cd)+e?$", "^a{2,3}$",
     "^a{2}b{1,}$", r"^\d+$", r"^\D+$", r"^\w\W$", r"^\s*$", r"\S", "^.$", "^.*$", r"^[\d.-]+$",
     r"^\x41\u00e9$", "é", "^😀$", r"^[\u00e0-\u00ff]+$", r"^\$\.\*$", "^(?:a|b)*?c$", r"^[\-\]]$", "^[a-]$",
-    r"^[\n\t]$", r"\/", "^\\0$", "^[^\\s]+$",
+    r"^[\n\t]$", r"\/", "^\\0$", "^[^\\s]+$", r"^[\b\v\f]$", r"^\v\f$",
 ]
 PATTERN_STRINGS = [
     "", "a", "b", "c", "abc", "xabcx", "ab", "cde", "abcde", "aa", "aaa", "aaaa", "aab", "123", "1a", "٣",
     "a b", " ", "\u00a0", "\n", "x\n", "\r", "\u2028", "é", "àÿ", "😀", "$.*", "aac", "-", "]", "\t", "/",
-    "\x00", "1.5-2", "a!", "abc\n", "٣٤",
+    "\x00", "1.5-2", "a!", "abc\n", "٣٤", "\b", "\x0b", "\x0c", "\x0b\x0c",
 ]
 
 
@@ -382,6 +407,22 @@ def test_patterns_hypothesis(pattern, strings):
         for text in (json.dumps(s), json.dumps(s, ensure_ascii=False)):
             got = matches(term, text.encode())
             assert got == expected or (differs and expected and not got), (pattern, s, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab.()[]{}^$|*+?\\-,02dDwWsSbux:=!<>é", max_size=10),
+       st.lists(st.text(alphabet="ab-,0.é\n ", max_size=5), max_size=5))
+def test_any_pattern_text_is_refused_or_sound(pattern, strings):
+    """Random pattern text: a SchemaError naming pattern, or a language that re.search agrees with."""
+    try:
+        term = json_string_term(pattern=pattern)
+    except SchemaError as e:
+        assert e.keyword == "pattern"
+        return
+    compiled = re.compile(pattern)  # everything accepted is a valid Python pattern too
+    for s in strings:
+        if matches(term, json.dumps(s).encode()):
+            assert compiled.search(s), (pattern, s)
 
 
 def test_pattern_walks_validate():
