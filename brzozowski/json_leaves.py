@@ -45,8 +45,9 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
     search (`brzozowski.ecma_regex`); `format` one of `FORMATS` (`brzozowski.json_formats`). Two of
     them together need an intersection of languages, which terms do not have yet: refused.
     """
-    given = [kw for kw, value in (("pattern", pattern), ("format", format), ("minLength", None if min_length == 0 and not isinstance(min_length, bool) else min_length),
-                                  ("maxLength", max_length)) if value is not None]
+    lower = None if min_length == 0 and not isinstance(min_length, bool) else min_length
+    keywords = (("pattern", pattern), ("format", format), ("minLength", lower), ("maxLength", max_length))
+    given = [keyword for keyword, value in keywords if value is not None]
     if len(given) > 1 and given[:2] != ["minLength", "maxLength"]:
         raise SchemaError(
             f"{given[0]} together with {given[1]} needs an intersection of languages, which is not available "
