@@ -45,7 +45,7 @@ from functools import lru_cache
 from .errors import SchemaError
 from .json_strings import ANY_CHAR, SCALARS, CodePoints, complement, encoded_chars, intersect, union
 from .syntax import MAX_REPEAT_COUNT
-from .terms import EMPTY, EPSILON, Term, alt, concat, repeat, star
+from .terms import EPSILON, Term, alt, concat, repeat, star
 
 __all__ = ["pattern_term"]
 
@@ -308,10 +308,8 @@ _ANY_STRING = star(ANY_CHAR)
 
 
 def pattern_term(pattern: str) -> Term:
-    """The JSON string *contents* (no quotes) whose decoded string the ECMA `pattern` matches (a search)."""
+    """The JSON string *contents* (no quotes) whose decoded string the ECMA `pattern` matches (a search;
+    ∅ when no string matches in both dialects)."""
     if not isinstance(pattern, str):
         raise SchemaError(f"pattern must be a string, got {pattern!r}", "", "pattern")
-    term = _Parser(pattern).top()
-    if term is EMPTY:
-        raise SchemaError(f"pattern {pattern!r}: no string matches it (in both ECMA and Python)", "", "pattern")
-    return term
+    return _Parser(pattern).top()

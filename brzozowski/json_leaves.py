@@ -22,12 +22,12 @@ References: RFC 8259 (JSON), RFC 3629 (UTF-8), JSON Schema Validation (draft 202
 
 from __future__ import annotations
 
-from .errors import SchemaError
 from .ecma_regex import pattern_term
+from .errors import SchemaError
 from .json_formats import FORMAT_PATTERNS, NARROWER, format_term
 from .json_numbers import integer_term, number_term
 from .json_strings import string_term
-from .terms import Term, byte, concat
+from .terms import EMPTY, Term, byte, concat
 
 __all__ = ["FORMATS", "json_integer_term", "json_number_term", "json_string_term"]
 
@@ -61,10 +61,14 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
         return concat(_QUOTE, format_term(format), _QUOTE)
     if pattern is not None:
         if notes is not None and _narrows(pattern):
-            notes.append(f"pattern: \\d, \\w, \\s, '.' and '$' take the meaning ECMA-262 and Python's re "
+            notes.append("pattern: \\d, \\w, \\s, '.' and '$' take the meaning ECMA-262 and Python's re "
                          "share (ASCII digits and word characters, no line terminators, '$' only at the end)")
-        return concat(_QUOTE, pattern_term(pattern), _QUOTE)
-    return string_term(min_length, max_length)
+        term = concat(_QUOTE, pattern_term(pattern), _QUOTE)
+    else:
+        term = string_term(min_length, max_length)
+    if term is EMPTY and notes is not None:
+        notes.append(f"{given[0]}: no string satisfies it" + (" (in both ECMA-262 and Python's re)" if pattern else ""))
+    return term
 
 
 def _narrows(pattern: str) -> bool:

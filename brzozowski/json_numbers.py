@@ -399,9 +399,10 @@ def _multiples_by_remainder(divisor: int) -> Term:
     return alt(byte(ord("0")), through)
 
 
-def _check_range(term: Term, bounds: _Bounds) -> Term:
-    if term is EMPTY:
-        raise SchemaError("the bounds leave no value", "", bounds.first_keyword())
+def _noted_if_empty(term: Term, bounds: _Bounds, kind: str, notes: list[str] | None) -> Term:
+    """`term`; when it is ∅ (the bounds leave nothing), a note says so (another type may still be allowed)."""
+    if term is EMPTY and notes is not None:
+        notes.append(f"{bounds.first_keyword()}: no {kind} satisfies the bounds")
     return term
 
 
@@ -412,7 +413,7 @@ def integer_term(*, minimum: object = None, maximum: object = None, exclusive_mi
     bounds = _Bounds(minimum, maximum, exclusive_minimum, exclusive_maximum)
     if multiple_of is not None:
         return _multiples(multiple_of, bounds)
-    return _check_range(_signed(_natural_magnitudes, *bounds.exact()), bounds)
+    return _noted_if_empty(_signed(_natural_magnitudes, *bounds.exact()), bounds, "integer", notes)
 
 
 def number_term(*, minimum: object = None, maximum: object = None, exclusive_minimum: object = None,
@@ -432,4 +433,4 @@ def number_term(*, minimum: object = None, maximum: object = None, exclusive_min
     fractions = _signed(_fraction_magnitudes, *bounds.on_decimals(notes))
     if notes is not None:
         notes.append(f"{bounds.first_keyword()}: numbers are written without an exponent")
-    return _check_range(alt(integers, fractions), bounds)
+    return _noted_if_empty(alt(integers, fractions), bounds, "number", notes)
