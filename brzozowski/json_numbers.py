@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from fractions import Fraction
 
 from .errors import SchemaError
@@ -42,10 +42,11 @@ __all__ = [
     "natural_range", "number_term",
 ]
 
-#: The most decimal digits a bound (or the rounding midpoint next to it) may have. The digit
-#: recursion is as deep as the bound is long; 600 digits covers every double down to ~1e-250 and
-#: every integer a schema plausibly names, and stays far from Python's recursion limit.
-MAX_BOUND_DIGITS = 600
+#: The most decimal digits a bound (or the rounding midpoint next to it) may have: 350 hold every
+#: integer-valued double (up to 309 digits) and the exact midpoints next to doubles down to ~1e-40;
+#: smaller bounds are compared soundly with a rounded bound, and noted. (A term holds a few
+#: alternatives per digit, so a longer bound costs only memory, but nobody needs one.)
+MAX_BOUND_DIGITS = 350
 
 #: ``multipleOf: k`` with k dividing 10^t is "the last t digits form a multiple of k": an alternation
 #: of 10^t/k suffixes. More suffixes than this are refused (k = 2^10 would need ten million).
@@ -72,39 +73,65 @@ def _decimal_digits(lo: int, hi: int) -> int:
     return ((1 << (ord("0") + hi + 1)) - 1) ^ ((1 << (ord("0") + lo)) - 1)
 
 
+def _build(root: Hashable, expand: Callable[[Hashable], tuple[list[Term], list[tuple[Term, Hashable]]]]) -> Term:
+    """Evaluate a recursive digit construction without recursion (bounds may have hundreds of digits).
+
+    ``expand(key)`` gives the key's language as terms that need nothing (``done``) and pairs
+    ``(head, subkey)`` meaning ``head`` followed by the subkey's language; each is built once.
+    """
+    built: dict[Hashable, Term] = {}
+    stack = [root]
+    while stack:
+        key = stack[-1]
+        if key in built:
+            stack.pop()
+            continue
+        done, pending = expand(key)
+        missing = [sub for _, sub in pending if sub not in built]
+        if missing:
+            stack.extend(missing)
+            continue
+        built[key] = alt(*done, *(concat(head, built[sub]) for head, sub in pending))
+        stack.pop()
+    return built[root]
+
+
 def fixed_width_range(lo: int, hi: int, bases: tuple[int, ...], digit: Callable[[int, int, int], Term]) -> Term:
     """The strings of ``len(bases)`` digits whose value is in ``[lo, hi]``.
 
     Digit i (most significant first) is in base ``bases[i]``; ``digit(i, a, b)`` is the term of the
-    digits ``a..b`` at position i. The result has O(len(bases)) alternatives.
+    digits ``a..b`` at position i. The result has O(len(bases)) alternatives: take the first digit of
+    both bounds, the ones strictly between with anything after them, or a bound's with the rest of
+    that bound after it.
 
     >>> from brzozowski.derivatives import matches
     >>> r = fixed_width_range(17, 42, (10, 10), lambda i, a, b: byte_set(_decimal_digits(a, b)))
     >>> [n for n in range(100) if matches(r, b"%02d" % n)] == list(range(17, 43))
     True
     """
-    if not bases:
-        return EPSILON
-    place = math.prod(bases[1:])
-    rest = bases[1:]
-    head_lo, tail_lo = divmod(lo, place)
-    head_hi, tail_hi = divmod(hi, place)
-    if head_lo == head_hi:
-        return concat(digit(0, head_lo, head_lo), fixed_width_range(tail_lo, tail_hi, rest, _shift(digit)))
-    parts = []
-    if tail_lo:
-        parts.append(concat(digit(0, head_lo, head_lo), fixed_width_range(tail_lo, place - 1, rest, _shift(digit))))
-        head_lo += 1
-    if tail_hi != place - 1:
-        parts.append(concat(digit(0, head_hi, head_hi), fixed_width_range(0, tail_hi, rest, _shift(digit))))
-        head_hi -= 1
-    if head_lo <= head_hi:
-        parts.append(concat(digit(0, head_lo, head_hi), fixed_width_range(0, place - 1, rest, _shift(digit))))
-    return alt(*parts)
+    places = [math.prod(bases[i + 1:]) for i in range(len(bases))]
 
+    def expand(key: Hashable) -> tuple[list[Term], list[tuple[Term, Hashable]]]:
+        lo, hi, i = key
+        if i == len(bases):
+            return [EPSILON], []
+        place = places[i]
+        head_lo, tail_lo = divmod(lo, place)
+        head_hi, tail_hi = divmod(hi, place)
+        if head_lo == head_hi:
+            return [], [(digit(i, head_lo, head_lo), (tail_lo, tail_hi, i + 1))]
+        pending = []
+        if tail_lo:
+            pending.append((digit(i, head_lo, head_lo), (tail_lo, place - 1, i + 1)))
+            head_lo += 1
+        if tail_hi != place - 1:
+            pending.append((digit(i, head_hi, head_hi), (0, tail_hi, i + 1)))
+            head_hi -= 1
+        if head_lo <= head_hi:
+            pending.append((digit(i, head_lo, head_hi), (0, place - 1, i + 1)))
+        return [], pending
 
-def _shift(digit: Callable[[int, int, int], Term]) -> Callable[[int, int, int], Term]:
-    return lambda i, a, b: digit(i + 1, a, b)
+    return _build((lo, hi, 0), expand)
 
 
 def _decimal(i: int, a: int, b: int) -> Term:
@@ -138,29 +165,33 @@ def _fraction_digits(value: Fraction) -> str:
 
 def _fraction_range(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None) -> Term:
     """Digit strings s (possibly empty) with lo ≤ 0.s ≤ hi; bounds are (digits, inclusive), None: open."""
+    return _build((lo, hi), _fraction_step)
+
+
+def _fraction_step(key: Hashable) -> tuple[list[Term], list[tuple[Term, Hashable]]]:
+    """One digit of `_fraction_range`: the first digit, and the bounds left for the digits after it."""
+    lo, hi = key
     if lo == ("", True):
         lo = None  # 0.s ≥ 0 always
     if hi is not None and hi[0] == "":
         if not hi[1] or lo is not None:  # 0.s < 0, or 0 < 0.s ≤ 0
-            return EMPTY
-        return star(byte(ord("0")))
+            return [], []
+        return [star(byte(ord("0")))], []
     if lo is None and hi is None:
-        return _DIGITS
+        return [_DIGITS], []
     if lo == ("", False) and hi is None:  # 0.s > 0: some digit is not 0
-        return concat(star(byte(ord("0"))), byte_set(_decimal_digits(1, 9)), _DIGITS)
-    parts = [EPSILON] if lo is None else []  # the empty string is the value 0 < hi
+        return [concat(star(byte(ord("0"))), byte_set(_decimal_digits(1, 9)), _DIGITS)], []
+    done = [EPSILON] if lo is None else []  # the empty string is the value 0 < hi
     first = int(lo[0][0]) if lo is not None and lo[0] else 0
     last = int(hi[0][0]) if hi is not None else 9
     groups: dict[tuple, int] = {}
     for d in range(first, last + 1):
-        key = (
+        rest = (
             (lo[0][1:], lo[1]) if lo is not None and d == first else None,
             (hi[0][1:], hi[1]) if hi is not None and d == last else None,
         )
-        groups[key] = groups.get(key, 0) | _decimal_digits(d, d)
-    for (rest_lo, rest_hi), bits in groups.items():
-        parts.append(concat(byte_set(bits), _fraction_range(rest_lo, rest_hi)))
-    return alt(*parts)
+        groups[rest] = groups.get(rest, 0) | _decimal_digits(d, d)
+    return done, [(byte_set(bits), rest) for rest, bits in groups.items()]
 
 
 def _nonempty(term: Term) -> Term:
@@ -208,14 +239,19 @@ def _fraction_magnitudes(lo: Bound, hi: Bound | None) -> Term:
         whole_b = math.floor(b)
         frac_b = (_fraction_digits(b - whole_b), b_incl)
         if whole_a == whole_b:
-            return concat(literal(str(whole_a).encode()), _DOT, _nonempty(_fraction_range(frac_a, frac_b)))
+            return concat(*_digit_bytes(whole_a), _DOT, _nonempty(_fraction_range(frac_a, frac_b)))
     parts = [
-        concat(literal(str(whole_a).encode()), _DOT, _nonempty(_fraction_range(frac_a, None))),
+        concat(*_digit_bytes(whole_a), _DOT, _nonempty(_fraction_range(frac_a, None))),
         concat(natural_range(whole_a + 1, None if hi is None else whole_b - 1), _DOT, repeat(_DIGIT, 1, None)),
     ]
     if hi is not None:
-        parts.append(concat(literal(str(whole_b).encode()), _DOT, _nonempty(_fraction_range(None, frac_b))))
+        parts.append(concat(*_digit_bytes(whole_b), _DOT, _nonempty(_fraction_range(None, frac_b))))
     return alt(*parts)
+
+
+def _digit_bytes(n: int) -> list[Term]:
+    """The digits of n as one term each: concatenated flat, a long number never nests deeply."""
+    return [byte(b) for b in str(n).encode()]
 
 
 def _is_even(d: float) -> bool:
@@ -234,7 +270,7 @@ def _double_at_least(value: Fraction, strict: bool) -> float:
     try:
         d = float(value)
     except OverflowError:
-        d = math.copysign(math.inf, value)
+        d = math.inf if value > 0 else -math.inf
     while (Fraction(d) <= value if strict else Fraction(d) < value) if math.isfinite(d) else d < 0:
         d = math.nextafter(d, math.inf)
     return d
@@ -254,7 +290,7 @@ def _float_lower(value: Fraction, strict: bool) -> tuple[Bound, bool]:
     exact = Fraction(d)
     if exact == 0:
         return (exact, True), False
-    scale = Fraction(10) ** (16 - math.floor(math.log10(abs(d))))
+    scale = Fraction(10) ** min(16 - math.floor(math.log10(abs(d))), MAX_BOUND_DIGITS)
     return (Fraction(math.ceil(exact * scale)) / scale, True), False
 
 

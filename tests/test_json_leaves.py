@@ -156,12 +156,16 @@ def _decimal(q: Fraction, digits: int) -> str:
 
 def _near(bound: float) -> list[str]:
     """Decimals around a bound: the doubles next to it, and the midpoints between them, ± a hair."""
+    if isinstance(bound, int) and abs(bound) > 2**1024:  # beyond every double: integers and fractions
+        return [str(bound + k) for k in range(-2, 3)] + [f"{bound + k}.{f}" for k in (-1, 0) for f in (0, 1, 9)]
     texts = []
     x = float(bound)
     for direction in (-math.inf, math.inf):
         y = x
         for _ in range(3):
             nxt = math.nextafter(y, direction)
+            if math.isinf(nxt):
+                break
             mid = (Fraction(y) + Fraction(nxt)) / 2
             for q in (Fraction(y), mid, mid + Fraction(1, 10**80), mid - Fraction(1, 10**80)):
                 texts.append(_decimal(q, 90).rstrip("0").rstrip("."))
@@ -176,6 +180,7 @@ NUMBER_BOUNDS = [
     {"minimum": 0}, {"exclusive_minimum": 0}, {"maximum": 0}, {"exclusive_maximum": 0},
     {"minimum": 1e-5}, {"maximum": 100.25}, {"minimum": 2**53 + 1}, {"exclusive_maximum": 1e20},
     {"minimum": -3, "maximum": 3}, {"minimum": 0.3, "exclusive_maximum": 0.30000000000000004},
+    {"minimum": 10**320}, {"exclusive_maximum": -(10**320)}, {"minimum": 1.7976931348623157e308},
 ]
 
 
@@ -215,6 +220,19 @@ def test_number_walks_validate():
         for _ in range(12):
             text = walk(lazy, rng)
             assert valid(text, schema), (kw, text)
+
+
+def _nested(depth: int, build):
+    return build() if depth == 0 else _nested(depth - 1, build)
+
+
+def test_long_bounds_build_without_deep_recursion():
+    """Bounds with hundreds of digits, built 700 frames deep (as inside a nested schema)."""
+    for kw in ({"minimum": -1.7976931348623157e308, "exclusive_maximum": 1e-30}, {"maximum": 10**349 + 5}):
+        term = _nested(700, lambda: json_number_term(**kw))
+        schema = schema_of("number", **kw)
+        for text in (b"-" + b"9" * 308, b"0." + b"0" * 29 + b"1", b"0." + b"0" * 30 + b"1", b"1" + b"0" * 349):
+            assert matches(term, text) == valid(text, schema), text
 
 
 def test_bounds_near_zero_are_sound_and_noted():
