@@ -315,7 +315,8 @@ def test_string_walks_validate():
 # --- strings: formats ----------------------------------------------------------------------------
 
 FORMAT_EXAMPLES = {
-    "date": (["2024-02-29", "2000-02-29", "0001-01-01", "2023-12-31"], ["2023-02-29", "1900-02-29", "2023-04-31"]),
+    "date": (["2024-02-29", "2000-02-29", "0001-01-01", "2023-12-31"], ["2023-02-29", "1900-02-29", "2023-04-31", "0000-02-29", "0000-01-01",
+                                                                 "2023-13-01", "2023-00-10"]),
     "time": (["23:59:59Z", "00:00:00.123+05:30", "12:00:00z"], ["24:00:00Z", "12:00:00", "12:60:00Z"]),
     "date-time": (["2024-02-29T12:00:00Z", "1999-12-31t23:59:59.5-08:00"], ["2024-02-30T12:00:00Z"]),
     "duration": (["P1D", "PT1H30M", "P2W", "P1Y2M3DT4H5M6S"], ["P", "PT", "P1H"]),
@@ -400,7 +401,8 @@ def test_patterns_against_re_search(pattern):
 @pytest.mark.parametrize("pattern,text,accepted", [
     (r"^\d$", "٣", False), (r"^\D$", "٣", False), (r"^\w$", "é", False), (r"^\W$", "é", False),
     (r"^\s$", "\u00a0", True), (r"^\s$", "\x1c", False), (r"^\S$", "\x1c", False), ("^.$", "\r", False),
-    ("a$", "a\n", False), ("^.$", "😀", True),
+    ("a$", "a\n", False), ("^.$", "😀", True), (r"^[^\d]$", "٣", False), (r"^[^\s]$", "\x1c", False),
+    (r"^[^\w]$", "é", False), (r"^[^\W]$", "é", False), (r"^[\w]$", "é", False), (r"^[^a]$", "٣", True),
 ])
 def test_pattern_takes_the_meaning_both_dialects_share(pattern, text, accepted):
     assert matches(json_string_term(pattern=pattern), json.dumps(text).encode()) == accepted
