@@ -93,7 +93,8 @@ INTEGER_BOUNDS = [
     {"exclusive_minimum": 1.5, "exclusive_maximum": 10}, {"exclusive_maximum": 0}, {"minimum": -1.5},
     {"maximum": 99, "exclusive_maximum": 99}, {"minimum": 100, "maximum": 1000}, {"exclusive_minimum": -101},
     {"minimum": 10**30 - 3, "maximum": 10**30 + 5}, {"maximum": -(10**25)}, {"minimum": 1e20},
-    {"minimum": 9007199254740993}, {"minimum": 7, "maximum": 7},
+    {"minimum": 9007199254740993}, {"minimum": 7, "maximum": 7}, {"minimum": 5, "exclusive_minimum": 5},
+    {"exclusive_minimum": 5, "minimum": 5.5},
 ]
 
 
