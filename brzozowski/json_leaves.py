@@ -1,16 +1,21 @@
 """The leaf languages of `compile_json_schema`: JSON strings, integers and numbers under their keywords.
 
 Each function returns the `Term` of the JSON *text* of the values a leaf schema allows (a string
-with its quotes, a number as written). The unconstrained languages are exactly those of the strict
-compiler in `brzozowski.schema`: strings of RFC 3629 UTF-8, raw DEL, the JSON escapes and ``\\u``
-surrogates only as high+low pairs; integers ``-?(0|[1-9][0-9]*)``; numbers with optional fraction
-and exponent.
+with its quotes, a number as written). Without keywords the languages are exactly those of the
+strict compiler in `brzozowski.schema`: strings of RFC 3629 UTF-8, raw DEL, the JSON escapes and
+``\\u`` surrogates only as high+low pairs; integers ``-?(0|[1-9][0-9]*)``; numbers with optional
+fraction and exponent. The work is done by one module per job: `brzozowski.json_numbers` (bounds,
+``multipleOf``), `brzozowski.json_strings` (the spellings of characters, lengths),
+`brzozowski.ecma_regex` (``pattern``) and `brzozowski.json_formats` (``format``).
 
 Invariant (soundness): every text a returned term matches is accepted by ``json.loads``, and the
 decoded value is valid against the keywords given (as ``jsonschema``, Draft 2020-12 with
-``FormatChecker``, decides). Where the language is narrower than the keyword, one human-readable
-line goes to `notes`; what cannot be done is refused with `SchemaError` (empty pointer: the
-caller knows where the keyword sits), never ignored.
+``FormatChecker``, decides). Where the language is narrower than the keywords, one human-readable
+line goes to `notes`; keywords that leave no value give ∅ and a note (another type or ``anyOf``
+branch may still allow something); what cannot be done is refused with `SchemaError` (empty
+pointer: the caller knows where the keyword sits), never ignored. Refused today: two of
+``pattern``/``format``/length bounds together, and ``multipleOf`` with bounds (each needs the
+intersection of two languages, which terms do not have yet).
 
 >>> from brzozowski.derivatives import matches
 >>> string = json_string_term()

@@ -34,6 +34,7 @@ import struct
 from collections.abc import Callable, Hashable
 from fractions import Fraction
 
+from .derivatives import derivative
 from .errors import SchemaError
 from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, literal, repeat, star
 
@@ -196,8 +197,6 @@ def _fraction_step(key: Hashable) -> tuple[list[Term], list[tuple[Term, Hashable
 
 def _nonempty(term: Term) -> Term:
     """`term` without the empty string, as digits: one digit, then what may follow it."""
-    from .derivatives import derivative
-
     return alt(*(concat(byte(b), derivative(term, b)) for b in b"0123456789"))
 
 
