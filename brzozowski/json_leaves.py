@@ -27,9 +27,9 @@ References: RFC 8259 (JSON), RFC 3629 (UTF-8), JSON Schema Validation (draft 202
 
 from __future__ import annotations
 
-from .ecma_regex import pattern_term
+from .ecma_regex import parse_pattern
 from .errors import SchemaError
-from .json_formats import FORMAT_PATTERNS, NARROWER, format_term
+from .json_formats import FORMAT_PATTERNS, NARROWER, parse_format
 from .json_numbers import integer_term, number_term
 from .json_strings import string_term
 from .terms import EMPTY, Term, byte, concat
@@ -47,33 +47,52 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
     """The JSON texts of the strings allowed by the string keywords.
 
     Length bounds count decoded characters (`brzozowski.json_strings`); `pattern` is an ECMA-262
-    search (`brzozowski.ecma_regex`); `format` one of `FORMATS` (`brzozowski.json_formats`). Two of
-    them together need an intersection of languages, which terms do not have yet: refused.
+    search (`brzozowski.ecma_regex`); `format` one of `FORMATS` (`brzozowski.json_formats`). Length
+    bounds beside a pattern or format are exact when the pattern's own lengths lie inside them (or
+    all outside: ∅); otherwise, as for pattern with format, the intersection of two languages is
+    needed, which terms do not have yet: refused.
     """
-    lower = None if min_length == 0 and not isinstance(min_length, bool) else min_length
-    keywords = (("pattern", pattern), ("format", format), ("minLength", lower), ("maxLength", max_length))
-    given = [keyword for keyword, value in keywords if value is not None]
-    if len(given) > 1 and given[:2] != ["minLength", "maxLength"]:
-        raise SchemaError(
-            f"{given[0]} together with {given[1]} needs an intersection of languages, which is not available "
-            f"yet: keep one of them (a pattern can often say both, e.g. ^[a-z]{{1,8}}$)", "", given[1])
-    if format is not None:
-        if not isinstance(format, str) or format not in FORMATS:
-            raise SchemaError(f"format {format!r} is not implemented (implemented: {', '.join(sorted(FORMATS))})",
-                              "", "format")
-        if notes is not None and format in NARROWER:
-            notes.append(f"format {format}: {NARROWER[format]}")
-        return concat(_QUOTE, format_term(format), _QUOTE)
-    if pattern is not None:
-        if notes is not None and _narrows(pattern):
-            notes.append("pattern: \\d, \\w, \\s, '.' and '$' take the meaning ECMA-262 and Python's re "
-                         "share (ASCII digits and word characters, no line terminators, '$' only at the end)")
-        term = concat(_QUOTE, pattern_term(pattern), _QUOTE)
-    else:
-        term = string_term(min_length, max_length)
+    if pattern is not None and format is not None:
+        raise SchemaError("format together with pattern needs an intersection of languages, which is not "
+                          "available yet: keep one of them", "", "format")
+    term = string_term(min_length, max_length)  # checks the bounds
+    lengths_given = min_length != 0 or max_length is not None
+    if format is not None or pattern is not None:
+        if format is not None:
+            if not isinstance(format, str) or format not in FORMATS:
+                raise SchemaError(f"format {format!r} is not implemented (implemented: {', '.join(sorted(FORMATS))})",
+                                  "", "format")
+            keyword, (inside, fewest, most) = "format", parse_format(format)
+            if notes is not None and format in NARROWER:
+                notes.append(f"format {format}: {NARROWER[format]}")
+        else:
+            keyword, (inside, fewest, most) = "pattern", parse_pattern(pattern)
+            if notes is not None and _narrows(pattern):
+                notes.append("pattern: \\d, \\w, \\s, '.' and '$' take the meaning ECMA-262 and Python's re "
+                             "share (ASCII digits and word characters, no line terminators, '$' only at the end)")
+        term = concat(_QUOTE, inside, _QUOTE)
+        if lengths_given:
+            term = _with_lengths(term, keyword, fewest, most, min_length, max_length)
     if term is EMPTY and notes is not None:
-        notes.append(f"{given[0]}: no string satisfies it" + (" (in both ECMA-262 and Python's re)" if pattern else ""))
+        given = [k for k, v in (("pattern", pattern), ("format", format)) if v is not None]
+        given += ["minLength/maxLength"] if lengths_given else []
+        notes.append(f"{' with '.join(given)}: no string satisfies "
+                     + ("them" if len(given) > 1 else "it") + (" (in both ECMA-262 and Python's re)" if pattern else ""))
     return term
+
+
+def _with_lengths(term: Term, keyword: str, fewest: int, most: int | None, lo: int, hi: int | None) -> Term:
+    """`term` (of a pattern or format whose strings have fewest..most characters) under length bounds."""
+    if (most is not None and most < lo) or (hi is not None and fewest > hi):
+        return EMPTY  # no string of the pattern has an allowed length
+    if fewest >= lo and (hi is None or (most is not None and most <= hi)):
+        return term  # every string of the pattern has an allowed length
+    bound = "minLength" if fewest < lo else "maxLength"
+    longest = "any number of" if most is None else f"up to {most}"
+    raise SchemaError(
+        f"{bound} together with {keyword} needs an intersection of languages, which is not available yet "
+        f"(the {keyword} allows strings of {fewest} to {longest} characters): say the length in the "
+        "pattern instead, e.g. ^[a-z]{1,8}$", "", bound)
 
 
 def _narrows(pattern: str) -> bool:

@@ -303,6 +303,29 @@ def test_encoded_chars_of_a_range_are_every_spelling_of_exactly_its_characters(l
             assert json.loads(b'"' + spelling + b'"') == chr(cp)
 
 
+@pytest.mark.parametrize("keywords", [
+    {"pattern": "^[a-z]{2,4}$", "min_length": 1, "max_length": 5}, {"pattern": "ab", "min_length": 2},
+    {"pattern": "^(?:é|\\n)*x$|^y+$", "min_length": 1}, {"format": "uuid", "min_length": 36, "max_length": 36},
+    {"format": "ipv4", "max_length": 15}, {"format": "date-time", "min_length": 20},
+])
+def test_length_bounds_a_pattern_or_format_implies_are_exact(keywords):
+    term = json_string_term(**keywords)
+    without = {k: v for k, v in keywords.items() if k not in ("min_length", "max_length")}
+    assert term is json_string_term(**without)
+    schema = schema_of("string", **keywords)
+    rng = random.Random(str(keywords))
+    lazy = LazyDFA(term)
+    for _ in range(20):
+        assert valid(walk(lazy, rng, steps=40), schema)
+    for n in range(5):
+        for chars in itertools.product(["a", "b", "é", "\n", "x", "y"], repeat=n):
+            text = json.dumps("".join(chars)).encode()
+            if matches(term, text):
+                assert valid(text, schema), text
+            else:  # complete, but for Python's '$' before a final newline
+                assert not valid(text, schema) or chars[-1] == "\n", text
+
+
 def test_string_walks_validate():
     rng = random.Random(3)
     for lo, hi in [(0, 3), (2, 2), (4, None), (0, 40)]:
@@ -485,7 +508,8 @@ def test_pattern_walks_validate():
     (lambda: json_string_term(pattern=r"\cA"), "pattern"),
     (lambda: json_string_term(pattern=3), "pattern"),
     (lambda: json_string_term(pattern="a", max_length=3), "maxLength"),
-    (lambda: json_string_term(format="date", min_length=3), "minLength"),
+    (lambda: json_string_term(format="hostname", max_length=100), "maxLength"),
+    (lambda: json_string_term(pattern="^a+$", min_length=3), "minLength"),
     (lambda: json_string_term(format="date", pattern="a"), "format"),
     (lambda: json_string_term(format="color"), "format"),
     (lambda: json_string_term(max_length=-1), "maxLength"),
@@ -519,6 +543,8 @@ def test_refusals_name_the_keyword(make, keyword):
     lambda notes: json_integer_term(minimum=0.5, maximum=0.75, notes=notes),
     lambda notes: json_number_term(minimum=2, maximum=1, notes=notes),
     lambda notes: json_number_term(exclusive_minimum=1, exclusive_maximum=1, notes=notes),
+    lambda notes: json_string_term(format="date", min_length=11, notes=notes),
+    lambda notes: json_string_term(pattern="^a{5}$|^b{6,}$", max_length=4, notes=notes),
 ])
 def test_keywords_that_leave_nothing_give_the_empty_language_and_a_note(make):
     """Not an error: in a type list or an anyOf another branch may still allow values."""
