@@ -11,7 +11,7 @@ installed). Where the language is narrower than the format, `NARROWER` says how;
 - ``duration``: ISO 8601 ``P…`` with integer components, or weeks ``PnW``.
 - ``email``: a dot-atom local part ``@`` a hostname.
 - ``hostname``: RFC 1123 labels (letters, digits, inner hyphens), at most 253 characters.
-- ``ipv4``: dotted quad without leading zeros; ``ipv6``: RFC 4291 text forms, no zone id.
+- ``ipv4``: dotted quad without leading zeros; ``ipv6``: RFC 4291 text forms (the checker refuses zone ids too).
 - ``uuid``: 8-4-4-4-12 hex digits; ``uri``, ``uri-reference``: RFC 3986.
 
 >>> from brzozowski.derivatives import matches
@@ -113,7 +113,8 @@ NARROWER: dict[str, str] = {
              "no address literals)",
     "hostname": "hostnames have at most 3 labels of up to 63 characters or 8 labels of up to 30, "
                 "without a trailing dot",
-    "ipv6": "IPv6 addresses have no zone id",
+    "ipv6": "IPv6 addresses are written in the RFC 4291 text forms",
+    "uuid": "UUIDs are written in the 8-4-4-4-12 form only (the checker also takes extra hyphens and braces)",
     "uri": "URIs use no IPvFuture host literals",
     "uri-reference": "URI references use no IPvFuture host literals",
 }

@@ -380,6 +380,17 @@ def test_formats_accept_the_examples_in_every_spelling_and_refuse_the_bad_ones(n
         assert not matches(term, json.dumps(value).encode()), value
 
 
+def test_narrower_formats_are_noted():
+    for name in ("email", "hostname", "duration", "uuid", "uri"):
+        notes: list[str] = []
+        json_string_term(format=name, notes=notes)
+        assert notes and name in notes[0]
+    assert FORMAT_CHECKER.conforms("12345678-1234-1234-1234-1234-56789abc", "uuid")  # what the uuid note says
+    notes = []
+    json_string_term(format="date", notes=notes)
+    assert notes == []
+
+
 @pytest.mark.parametrize("name", sorted(FORMAT_EXAMPLES))
 def test_format_walks_validate(name):
     rng = random.Random(name)
