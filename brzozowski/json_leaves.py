@@ -13,9 +13,10 @@ decoded value is valid against the keywords given (as ``jsonschema``, Draft 2020
 ``FormatChecker``, decides). Where the language is narrower than the keywords, one human-readable
 line goes to `notes`; keywords that leave no value give ∅ and a note (another type or ``anyOf``
 branch may still allow something); what cannot be done is refused with `SchemaError` (empty
-pointer: the caller knows where the keyword sits), never ignored. Refused today: two of
-``pattern``/``format``/length bounds together, and ``multipleOf`` with bounds (each needs the
-intersection of two languages, which terms do not have yet).
+pointer: the caller knows where the keyword sits), never ignored. Keywords given together
+(``pattern``, ``format`` and length bounds; ``multipleOf`` and bounds) are intersected with
+`brzozowski.terms.inter`, and a combination whose language is empty (`brzozowski.lazy.is_empty`)
+gives ∅ and a note.
 
 >>> from brzozowski.derivatives import matches
 >>> string = json_string_term()
@@ -27,12 +28,13 @@ References: RFC 8259 (JSON), RFC 3629 (UTF-8), JSON Schema Validation (draft 202
 
 from __future__ import annotations
 
-from .ecma_regex import parse_pattern
+from .ecma_regex import Piece, parse_pattern
 from .errors import SchemaError
 from .json_formats import FORMAT_PATTERNS, NARROWER, parse_format
 from .json_numbers import integer_term, number_term
-from .json_strings import string_term
-from .terms import EMPTY, Term, byte, concat
+from .json_strings import ANY_CHAR, string_term
+from .lazy import is_empty
+from .terms import EMPTY, Term, byte, concat, inter, repeat
 
 __all__ = ["FORMATS", "json_integer_term", "json_number_term", "json_string_term"]
 
@@ -47,52 +49,47 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
     """The JSON texts of the strings allowed by the string keywords.
 
     Length bounds count decoded characters (`brzozowski.json_strings`); `pattern` is an ECMA-262
-    search (`brzozowski.ecma_regex`); `format` one of `FORMATS` (`brzozowski.json_formats`). Length
-    bounds beside a pattern or format are exact when the pattern's own lengths lie inside them (or
-    all outside: ∅); otherwise, as for pattern with format, the intersection of two languages is
-    needed, which terms do not have yet: refused.
+    search (`brzozowski.ecma_regex`); `format` one of `FORMATS` (`brzozowski.json_formats`). Given
+    together, their languages are intersected (over the encoded text, which is exact: each language
+    holds every spelling of its decoded strings), except where the lengths a pattern or format
+    allows already lie inside the bounds.
     """
-    if pattern is not None and format is not None:
-        raise SchemaError("format together with pattern needs an intersection of languages, which is not "
-                          "available yet: keep one of them", "", "format")
-    term = string_term(min_length, max_length)  # checks the bounds
+    lengths = string_term(min_length, max_length)  # checks the bounds
     lengths_given = min_length != 0 or max_length is not None
-    if format is not None or pattern is not None:
-        if format is not None:
-            if not isinstance(format, str) or format not in FORMATS:
-                raise SchemaError(f"format {format!r} is not implemented (implemented: {', '.join(sorted(FORMATS))})",
-                                  "", "format")
-            keyword, (inside, fewest, most) = "format", parse_format(format)
-            if notes is not None and format in NARROWER:
-                notes.append(f"format {format}: {NARROWER[format]}")
-        else:
-            keyword, (inside, fewest, most) = "pattern", parse_pattern(pattern)
-            if notes is not None and _narrows(pattern):
-                notes.append("pattern: \\d, \\w, \\s, '.' and '$' take the meaning ECMA-262 and Python's re "
-                             "share (ASCII digits and word characters, no line terminators, '$' only at the end)")
+    parts: list[Piece] = []
+    if format is not None:
+        if not isinstance(format, str) or format not in FORMATS:
+            raise SchemaError(f"format {format!r} is not implemented (implemented: {', '.join(sorted(FORMATS))})",
+                              "", "format")
+        parts.append(parse_format(format))
+        if notes is not None and format in NARROWER:
+            notes.append(f"format {format}: {NARROWER[format]}")
+    if pattern is not None:
+        parts.append(parse_pattern(pattern))
+        if notes is not None and _narrows(pattern):
+            notes.append("pattern: \\d, \\w, \\s, '.' and '$' take the meaning ECMA-262 and Python's re "
+                         "share (ASCII digits and word characters, no line terminators, '$' only at the end)")
+    if not parts:
+        term = lengths
+    else:
+        inside = inter(*(piece[0] for piece in parts))
+        fewest = max(piece[1] for piece in parts)
+        most = min((piece[2] for piece in parts if piece[2] is not None), default=None)
+        if lengths_given and not _lengths_implied(fewest, most, min_length, max_length):
+            inside = inter(inside, repeat(ANY_CHAR, min_length, max_length))
         term = concat(_QUOTE, inside, _QUOTE)
-        if lengths_given:
-            term = _with_lengths(term, keyword, fewest, most, min_length, max_length)
-    if term is EMPTY and notes is not None:
+    if (term is EMPTY or is_empty(term)) and notes is not None:
         given = [k for k, v in (("pattern", pattern), ("format", format)) if v is not None]
         given += ["minLength/maxLength"] if lengths_given else []
-        notes.append(f"{' with '.join(given)}: no string satisfies "
-                     + ("them" if len(given) > 1 else "it") + (" (in both ECMA-262 and Python's re)" if pattern else ""))
+        dialects = " (in both ECMA-262 and Python's re)" if pattern else ""
+        notes.append(f"{' with '.join(given)}: no string satisfies {'them' if len(given) > 1 else 'it'}{dialects}")
+        return EMPTY
     return term
 
 
-def _with_lengths(term: Term, keyword: str, fewest: int, most: int | None, lo: int, hi: int | None) -> Term:
-    """`term` (of a pattern or format whose strings have fewest..most characters) under length bounds."""
-    if (most is not None and most < lo) or (hi is not None and fewest > hi):
-        return EMPTY  # no string of the pattern has an allowed length
-    if fewest >= lo and (hi is None or (most is not None and most <= hi)):
-        return term  # every string of the pattern has an allowed length
-    bound = "minLength" if fewest < lo else "maxLength"
-    longest = "any number of" if most is None else f"up to {most}"
-    raise SchemaError(
-        f"{bound} together with {keyword} needs an intersection of languages, which is not available yet "
-        f"(the {keyword} allows strings of {fewest} to {longest} characters): say the length in the "
-        "pattern instead, e.g. ^[a-z]{1,8}$", "", bound)
+def _lengths_implied(fewest: int, most: int | None, lo: int, hi: int | None) -> bool:
+    """Whether every string of fewest..most characters (most None: no limit) has lo..hi characters."""
+    return fewest >= lo and (hi is None or (most is not None and most <= hi))
 
 
 def _narrows(pattern: str) -> bool:

@@ -19,7 +19,7 @@ spelling ``-?(0|[1-9][0-9]*)(\\.[0-9]+)?`` (plus an exponent when no bound is gi
 exponent are left out (whether ``1e400`` beats a bound depends on comparing a written exponent with a
 count of digits, which is not regular); this is noted. ``multipleOf`` takes integer divisors (those
 of a power of ten by their last digits, others up to `MAX_ELIMINATED_DIVISOR` by the remainder
-automaton) and keeps only integer spellings.
+automaton), intersected with the bounds, and keeps only integer spellings.
 
 >>> from brzozowski.derivatives import matches
 >>> t = number_term(minimum=-1.5, exclusive_maximum=2)
@@ -36,7 +36,8 @@ from fractions import Fraction
 
 from .derivatives import derivative
 from .errors import SchemaError
-from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, literal, repeat, star
+from .lazy import is_empty
+from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, inter, literal, repeat, star
 
 __all__ = [
     "MAX_BOUND_DIGITS", "MAX_ELIMINATED_DIVISOR", "MAX_MULTIPLE_OF_SUFFIXES", "fixed_width_range", "integer_term",
@@ -372,8 +373,8 @@ class _Bounds:
         return next(k for k, v in self.given.items() if v is not None)
 
 
-def _multiples(divisor: object, bounds: _Bounds) -> Term:
-    """The canonical integer texts divisible by `divisor` (an integer dividing a power of ten)."""
+def _multiples(divisor: object) -> Term:
+    """The canonical integer texts divisible by `divisor` (a positive integer, within the limits)."""
     if isinstance(divisor, bool) or not isinstance(divisor, int):
         if isinstance(divisor, float) and divisor.is_integer() and divisor > 0:
             hint = f"write it as the integer {int(divisor)} (jsonschema divides by a float inexactly)"
@@ -382,10 +383,6 @@ def _multiples(divisor: object, bounds: _Bounds) -> Term:
         raise SchemaError(f"multipleOf {divisor!r}: {hint}", "", "multipleOf")
     if divisor <= 0:
         raise SchemaError(f"multipleOf must be greater than 0, got {divisor}", "", "multipleOf")
-    if bounds.any:
-        raise SchemaError(
-            f"multipleOf together with {bounds.first_keyword()} needs an intersection of languages, which "
-            "is not available yet: keep one of them", "", "multipleOf")
     width = next((w for w in range(_MAX_SUFFIX_WIDTH + 1) if 10**w % divisor == 0), None)
     if width is not None and 10**width // divisor <= MAX_MULTIPLE_OF_SUFFIXES:
         magnitude = _multiples_by_suffix(divisor, width)
@@ -435,9 +432,12 @@ def _multiples_by_remainder(divisor: int) -> Term:
 
 
 def _noted_if_empty(term: Term, bounds: _Bounds, kind: str, notes: list[str] | None) -> Term:
-    """`term`; when it is ∅ (the bounds leave nothing), a note says so (another type may still be allowed)."""
-    if term is EMPTY and notes is not None:
-        notes.append(f"{bounds.first_keyword()}: no {kind} satisfies the bounds")
+    """`term`, or ∅ and a note when the keywords leave nothing (another type may still be allowed)."""
+    if is_empty(term):
+        if notes is not None:
+            keyword = bounds.first_keyword() if bounds.any else "multipleOf"
+            notes.append(f"{keyword}: no {kind} satisfies the keywords")
+        return EMPTY
     return term
 
 
@@ -446,9 +446,10 @@ def integer_term(*, minimum: object = None, maximum: object = None, exclusive_mi
                  notes: list[str] | None = None) -> Term:
     """The canonical JSON integer texts ``-?(0|[1-9][0-9]*)`` allowed by the keywords (exact)."""
     bounds = _Bounds(minimum, maximum, exclusive_minimum, exclusive_maximum)
+    integers = _signed(_natural_magnitudes, *bounds.exact())
     if multiple_of is not None:
-        return _multiples(multiple_of, bounds)
-    return _noted_if_empty(_signed(_natural_magnitudes, *bounds.exact()), bounds, "integer", notes)
+        integers = inter(_multiples(multiple_of), integers)
+    return _noted_if_empty(integers, bounds, "integer", notes)
 
 
 def number_term(*, minimum: object = None, maximum: object = None, exclusive_minimum: object = None,
@@ -456,12 +457,11 @@ def number_term(*, minimum: object = None, maximum: object = None, exclusive_min
                 notes: list[str] | None = None) -> Term:
     """The JSON number texts allowed by the keywords (see the module doc for what is left out)."""
     bounds = _Bounds(minimum, maximum, exclusive_minimum, exclusive_maximum)
+    integers = _signed(_natural_magnitudes, *bounds.exact())
     if multiple_of is not None:
-        term = _multiples(multiple_of, bounds)
         if notes is not None:
             notes.append(f"multipleOf {multiple_of}: only integers are written (no fraction or exponent)")
-        return term
-    integers = _signed(_natural_magnitudes, *bounds.exact())
+        return _noted_if_empty(inter(_multiples(multiple_of), integers), bounds, "number", notes)
     if not bounds.any:
         fraction = alt(EPSILON, concat(_DOT, repeat(_DIGIT, 1, None)))
         return concat(integers, fraction, alt(EPSILON, _EXPONENT))
