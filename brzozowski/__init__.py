@@ -27,6 +27,7 @@ from .masks import TokenIndex
 from .sampling import SamplingParams, distribution, sample
 from .schema import json_schema_to_regex
 from .syntax import MAX_REPEAT_COUNT, parse
+from .terms import Term, alt, compl, concat, inter
 from .vocab import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
 from .vocabulary import VocabTrie, Vocabulary, vocab_trie
 
@@ -47,16 +48,21 @@ __all__ = [
     "SamplingParamsError",
     "SchemaError",
     "StateBudgetError",
+    "Term",
     "TokenError",
     "TokenIndex",
     "VocabTrie",
     "Vocabulary",
     "VocabularyError",
+    "alt",
     "apply_mask",
     "bytes_to_unicode",
     "check_golden",
+    "compl",
+    "concat",
     "constrained_sample",
     "distribution",
+    "inter",
     "json_schema_to_regex",
     "load_tiktoken_vocab",
     "load_vocab",
