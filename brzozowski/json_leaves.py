@@ -1,0 +1,113 @@
+"""The leaf languages of `compile_json_schema`: JSON strings, integers and numbers under their keywords.
+
+Each function returns the `Term` of the JSON *text* of the values a leaf schema allows (a string
+with its quotes, a number as written). Without keywords the languages are exactly those of the
+strict compiler in `brzozowski.schema`: strings of RFC 3629 UTF-8, raw DEL, the JSON escapes and
+``\\u`` surrogates only as high+low pairs; integers ``-?(0|[1-9][0-9]*)``; numbers with optional
+fraction and exponent. The work is done by one module per job: `brzozowski.json_numbers` (bounds,
+``multipleOf``), `brzozowski.json_strings` (the spellings of characters, lengths),
+`brzozowski.ecma_regex` (``pattern``) and `brzozowski.json_formats` (``format``).
+
+Invariant (soundness): every text a returned term matches is accepted by ``json.loads``, and the
+decoded value is valid against the keywords given (as ``jsonschema``, Draft 2020-12 with
+``FormatChecker``, decides). Where the language is narrower than the keywords, one human-readable
+line goes to `notes`; keywords that leave no value give ∅ and a note (another type or ``anyOf``
+branch may still allow something); what cannot be done is refused with `SchemaError` (empty
+pointer: the caller knows where the keyword sits), never ignored. Keywords given together
+(``pattern``, ``format`` and length bounds; ``multipleOf`` and bounds) are intersected with
+`brzozowski.terms.inter`, and a combination whose language is empty (`brzozowski.lazy.is_empty`)
+gives ∅ and a note.
+
+>>> from brzozowski.derivatives import matches
+>>> string = json_string_term()
+>>> matches(string, b'"caf\\xc3\\xa9 \\\\u00e9"'), matches(string, b'"\\\\ud800"')
+(True, False)
+
+References: RFC 8259 (JSON), RFC 3629 (UTF-8), JSON Schema Validation (draft 2020-12).
+"""
+
+from __future__ import annotations
+
+from .ecma_regex import Piece, parse_pattern
+from .errors import SchemaError
+from .json_formats import FORMAT_PATTERNS, NARROWER, parse_format
+from .json_numbers import integer_term, number_term
+from .json_strings import ANY_CHAR, string_term
+from .lazy import is_empty
+from .terms import EMPTY, Term, byte, concat, inter, repeat
+
+__all__ = ["FORMATS", "json_integer_term", "json_number_term", "json_string_term"]
+
+#: The values of ``format`` that `json_string_term` implements.
+FORMATS: frozenset[str] = frozenset(FORMAT_PATTERNS)
+
+_QUOTE = byte(ord('"'))
+
+
+def json_string_term(*, min_length: int = 0, max_length: int | None = None, pattern: str | None = None,
+                     format: str | None = None, notes: list[str] | None = None) -> Term:
+    """The JSON texts of the strings allowed by the string keywords.
+
+    Length bounds count decoded characters (`brzozowski.json_strings`); `pattern` is an ECMA-262
+    search (`brzozowski.ecma_regex`); `format` one of `FORMATS` (`brzozowski.json_formats`). Given
+    together, their languages are intersected (over the encoded text, which is exact: each language
+    holds every spelling of its decoded strings), except where the lengths a pattern or format
+    allows already lie inside the bounds.
+    """
+    lengths = string_term(min_length, max_length)  # checks the bounds
+    lengths_given = min_length != 0 or max_length is not None
+    parts: list[Piece] = []
+    if format is not None:
+        if not isinstance(format, str) or format not in FORMATS:
+            raise SchemaError(f"format {format!r} is not implemented (implemented: {', '.join(sorted(FORMATS))})",
+                              "", "format")
+        parts.append(parse_format(format))
+        if notes is not None and format in NARROWER:
+            notes.append(f"format {format}: {NARROWER[format]}")
+    if pattern is not None:
+        parts.append(parse_pattern(pattern))
+        if notes is not None and _narrows(pattern):
+            notes.append("pattern: \\d, \\w, \\s, '.' and '$' take the meaning ECMA-262 and Python's re "
+                         "share (ASCII digits and word characters, no line terminators, '$' only at the end)")
+    if not parts:
+        term = lengths
+    else:
+        inside = inter(*(piece[0] for piece in parts))
+        fewest = max(piece[1] for piece in parts)
+        most = min((piece[2] for piece in parts if piece[2] is not None), default=None)
+        if lengths_given and not _lengths_implied(fewest, most, min_length, max_length):
+            inside = inter(inside, repeat(ANY_CHAR, min_length, max_length))
+        term = concat(_QUOTE, inside, _QUOTE)
+    if (term is EMPTY or is_empty(term)) and notes is not None:
+        given = [k for k, v in (("pattern", pattern), ("format", format)) if v is not None]
+        given += ["minLength/maxLength"] if lengths_given else []
+        dialects = " (in both ECMA-262 and Python's re)" if pattern else ""
+        notes.append(f"{' with '.join(given)}: no string satisfies {'them' if len(given) > 1 else 'it'}{dialects}")
+        return EMPTY
+    return term
+
+
+def _lengths_implied(fewest: int, most: int | None, lo: int, hi: int | None) -> bool:
+    """Whether every string of fewest..most characters (most None: no limit) has lo..hi characters."""
+    return fewest >= lo and (hi is None or (most is not None and most <= hi))
+
+
+def _narrows(pattern: str) -> bool:
+    """Whether the pattern uses a construct whose ECMA and Python meanings differ."""
+    return any(marker in pattern for marker in ("\\d", "\\D", "\\w", "\\W", "\\s", "\\S", ".", "$"))
+
+
+def json_integer_term(*, minimum: float | None = None, maximum: float | None = None,
+                      exclusive_minimum: float | None = None, exclusive_maximum: float | None = None,
+                      multiple_of: float | None = None, notes: list[str] | None = None) -> Term:
+    """The JSON texts of the integers allowed by the numeric keywords (see `brzozowski.json_numbers`)."""
+    return integer_term(minimum=minimum, maximum=maximum, exclusive_minimum=exclusive_minimum,
+                        exclusive_maximum=exclusive_maximum, multiple_of=multiple_of, notes=notes)
+
+
+def json_number_term(*, minimum: float | None = None, maximum: float | None = None,
+                     exclusive_minimum: float | None = None, exclusive_maximum: float | None = None,
+                     multiple_of: float | None = None, notes: list[str] | None = None) -> Term:
+    """The JSON texts of the numbers allowed by the numeric keywords (see `brzozowski.json_numbers`)."""
+    return number_term(minimum=minimum, maximum=maximum, exclusive_minimum=exclusive_minimum,
+                       exclusive_maximum=exclusive_maximum, multiple_of=multiple_of, notes=notes)
