@@ -14,6 +14,7 @@ from .errors import (
     RegexSyntaxError,
     SamplingParamsError,
     SchemaError,
+    SchemaProblem,
     StateBudgetError,
     TokenError,
     VocabularyError,
@@ -23,11 +24,13 @@ from .lazy import DEFAULT_MAX_STATES, LazyDFA
 from .masks import TokenIndex, VocabTrie, vocab_trie
 from .sampling import SamplingParams, distribution, sample
 from .schema import json_schema_to_regex
+from .schema_compiler import DEFAULT_MAX_DEPTH, compile_json_schema, explain_json_schema
 from .syntax import MAX_REPEAT_COUNT, parse
 from .vocab import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
 
 __all__ = [
     "DEAD",
+    "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_STATES",
     "DFA",
     "MAX_REPEAT_COUNT",
@@ -41,6 +44,7 @@ __all__ = [
     "SamplingParams",
     "SamplingParamsError",
     "SchemaError",
+    "SchemaProblem",
     "StateBudgetError",
     "TokenError",
     "TokenIndex",
@@ -49,8 +53,10 @@ __all__ = [
     "apply_mask",
     "bytes_to_unicode",
     "check_golden",
+    "compile_json_schema",
     "constrained_sample",
     "distribution",
+    "explain_json_schema",
     "json_schema_to_regex",
     "load_tiktoken_vocab",
     "load_vocab",
