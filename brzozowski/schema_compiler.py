@@ -281,7 +281,12 @@ class _Compiler:
             if negated is not False:
                 return self.refuse(pointer_append(ptr, "not"), "not",
                                    f"not {_ISSUE_12}; write the allowed values positively (enum, type)")
-        if "if" in node and ("then" in node or "else" in node) and not _is_true(node["if"]):
+        if "if" in node and (node["if"] is False or _is_true(node["if"])):
+            chosen = node.get("then" if node["if"] is not False else "else", True)
+            rest = {k: v for k, v in node.items() if k not in ("if", "then", "else")}
+            merged = self.merge([rest, chosen], ptr, base)
+            return EMPTY if merged is None else self.term(merged, ptr, base, depth, types)
+        if "if" in node and ("then" in node or "else" in node):
             return self.refuse(pointer_append(ptr, "if"), "if",
                                f"if/then/else {_ISSUE_12}; write anyOf of the two cases with disjoint "
                                "conditions (e.g. a const discriminator)")
@@ -561,6 +566,7 @@ class _Compiler:
             if contained is None:
                 return EMPTY
             prefix_terms = contained + prefix_terms
+            least = max(least, len(contained))
         return self._sequence(prefix_terms, rest, least, most)
 
     def _contains(self, node: dict, ptr: str, base: str, depth: int, prefix: list, items: Any) -> list[Term] | None:
