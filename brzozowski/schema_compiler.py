@@ -540,7 +540,8 @@ class _Compiler:
 
     def _array(self, node: dict, ptr: str, base: str, depth: int) -> Term:
         if depth == 0:
-            self.note(ptr, f"arrays nested deeper than max_depth={self.max_depth} are not written")
+            if node is not _ANY:  # "any value" is bounded everywhere: the root note says so
+                self.note(ptr, f"arrays nested deeper than max_depth={self.max_depth} are not written")
             return EMPTY
         least = self._count(node, ptr, "minItems") or 0
         most = self._count(node, ptr, "maxItems")
@@ -613,7 +614,8 @@ class _Compiler:
 
     def _object(self, node: dict, ptr: str, base: str, depth: int) -> Term:
         if depth == 0:
-            self.note(ptr, f"objects nested deeper than max_depth={self.max_depth} are not written")
+            if node is not _ANY:  # "any value" is bounded everywhere: the root note says so
+                self.note(ptr, f"objects nested deeper than max_depth={self.max_depth} are not written")
             return EMPTY
         props = node.get("properties", {})
         required = node.get("required", [])
