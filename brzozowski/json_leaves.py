@@ -23,47 +23,65 @@ References: RFC 8259 (JSON), RFC 3629 (UTF-8), JSON Schema Validation (draft 202
 from __future__ import annotations
 
 from .errors import SchemaError
-from .schema import INTEGER, NUMBER, STRING
-from .syntax import parse
-from .terms import Term
+from .ecma_regex import pattern_term
+from .json_formats import FORMAT_PATTERNS, NARROWER, format_term
+from .json_numbers import integer_term, number_term
+from .json_strings import string_term
+from .terms import Term, byte, concat
 
 __all__ = ["FORMATS", "json_integer_term", "json_number_term", "json_string_term"]
 
 #: The values of ``format`` that `json_string_term` implements.
-FORMATS: frozenset[str] = frozenset()
+FORMATS: frozenset[str] = frozenset(FORMAT_PATTERNS)
 
-_STRING = parse(STRING)
-_INTEGER = parse(INTEGER)
-_NUMBER = parse(NUMBER)
-
-
-def _refuse_given(keywords: dict[str, object]) -> None:
-    for keyword, value in keywords.items():
-        if value is not None:
-            raise SchemaError(f"{keyword} is not supported yet: remove it", "", keyword)
+_QUOTE = byte(ord('"'))
 
 
 def json_string_term(*, min_length: int = 0, max_length: int | None = None, pattern: str | None = None,
                      format: str | None = None, notes: list[str] | None = None) -> Term:
-    """The JSON texts of the strings allowed by the string keywords (see the module doc)."""
-    _refuse_given({"minLength": min_length or None, "maxLength": max_length, "pattern": pattern,
-                   "format": format})
-    return _STRING
+    """The JSON texts of the strings allowed by the string keywords.
+
+    Length bounds count decoded characters (`brzozowski.json_strings`); `pattern` is an ECMA-262
+    search (`brzozowski.ecma_regex`); `format` one of `FORMATS` (`brzozowski.json_formats`). Two of
+    them together need an intersection of languages, which terms do not have yet: refused.
+    """
+    given = [kw for kw, value in (("pattern", pattern), ("format", format), ("minLength", None if min_length == 0 and not isinstance(min_length, bool) else min_length),
+                                  ("maxLength", max_length)) if value is not None]
+    if len(given) > 1 and given[:2] != ["minLength", "maxLength"]:
+        raise SchemaError(
+            f"{given[0]} together with {given[1]} needs an intersection of languages, which is not available "
+            f"yet: keep one of them (a pattern can often say both, e.g. ^[a-z]{{1,8}}$)", "", given[1])
+    if format is not None:
+        if not isinstance(format, str) or format not in FORMATS:
+            raise SchemaError(f"format {format!r} is not implemented (implemented: {', '.join(sorted(FORMATS))})",
+                              "", "format")
+        if notes is not None and format in NARROWER:
+            notes.append(f"format {format}: {NARROWER[format]}")
+        return concat(_QUOTE, format_term(format), _QUOTE)
+    if pattern is not None:
+        if notes is not None and _narrows(pattern):
+            notes.append(f"pattern: \\d, \\w, \\s, '.' and '$' take the meaning ECMA-262 and Python's re "
+                         "share (ASCII digits and word characters, no line terminators, '$' only at the end)")
+        return concat(_QUOTE, pattern_term(pattern), _QUOTE)
+    return string_term(min_length, max_length)
+
+
+def _narrows(pattern: str) -> bool:
+    """Whether the pattern uses a construct whose ECMA and Python meanings differ."""
+    return any(marker in pattern for marker in ("\\d", "\\D", "\\w", "\\W", "\\s", "\\S", ".", "$"))
 
 
 def json_integer_term(*, minimum: float | None = None, maximum: float | None = None,
                       exclusive_minimum: float | None = None, exclusive_maximum: float | None = None,
                       multiple_of: float | None = None, notes: list[str] | None = None) -> Term:
-    """The JSON texts of the integers allowed by the numeric keywords (see the module doc)."""
-    _refuse_given({"minimum": minimum, "maximum": maximum, "exclusiveMinimum": exclusive_minimum,
-                   "exclusiveMaximum": exclusive_maximum, "multipleOf": multiple_of})
-    return _INTEGER
+    """The JSON texts of the integers allowed by the numeric keywords (see `brzozowski.json_numbers`)."""
+    return integer_term(minimum=minimum, maximum=maximum, exclusive_minimum=exclusive_minimum,
+                        exclusive_maximum=exclusive_maximum, multiple_of=multiple_of, notes=notes)
 
 
 def json_number_term(*, minimum: float | None = None, maximum: float | None = None,
                      exclusive_minimum: float | None = None, exclusive_maximum: float | None = None,
                      multiple_of: float | None = None, notes: list[str] | None = None) -> Term:
-    """The JSON texts of the numbers allowed by the numeric keywords (see the module doc)."""
-    _refuse_given({"minimum": minimum, "maximum": maximum, "exclusiveMinimum": exclusive_minimum,
-                   "exclusiveMaximum": exclusive_maximum, "multipleOf": multiple_of})
-    return _NUMBER
+    """The JSON texts of the numbers allowed by the numeric keywords (see `brzozowski.json_numbers`)."""
+    return number_term(minimum=minimum, maximum=maximum, exclusive_minimum=exclusive_minimum,
+                       exclusive_maximum=exclusive_maximum, multiple_of=multiple_of, notes=notes)

@@ -1,0 +1,395 @@
+"""JSON integers and numbers under ``minimum``/``maximum``/``exclusiveMinimum``/``exclusiveMaximum``
+and ``multipleOf``, as terms over their JSON text.
+
+The basic idea: a bound on a value is a bound on its digits. The canonical integers in ``[lo, hi]``
+are, per digit count, a fixed-width range, and a fixed-width range is a short alternation (take the
+first digit equal to the bound's, or strictly between, then recurse on the rest); decimal fractions
+compare digit by digit the same way. `fixed_width_range` is that recursion for any mixed radix and any
+digit spelling, so the UTF-8 and ``\\uXXXX`` ranges of `brzozowski.json_strings` use it too.
+
+What ``jsonschema`` compares is the value ``json.loads`` makes: an integer text becomes an exact
+Python ``int``, a text with a fraction becomes the nearest ``float``. A decimal a hair below a bound
+can round onto it. Rounding to nearest is monotone, so "the double of v is at least d" holds exactly
+for the decimals v at or above the midpoint between d and the double below it (ties go to the even
+one): the fraction branch compares the exact decimal with that midpoint, and is exact.
+
+Invariant (soundness and exactness): a text is matched iff it is a JSON number in the canonical
+spelling ``-?(0|[1-9][0-9]*)(\\.[0-9]+)?`` (plus an exponent when no bound is given) whose
+``json.loads`` value satisfies the keywords as ``jsonschema`` decides. Under a bound, texts with an
+exponent are left out (whether ``1e400`` beats a bound depends on comparing a written exponent with a
+count of digits, which is not regular); this is noted. ``multipleOf`` (integer divisors of a power
+of ten) keeps only integer spellings.
+
+>>> from brzozowski.derivatives import matches
+>>> t = number_term(minimum=-1.5, exclusive_maximum=2)
+>>> [matches(t, s) for s in (b"-1.5", b"-1.50001", b"1.9999", b"2", b"-0", b"1e0")]
+[True, False, True, False, True, False]
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Callable
+from fractions import Fraction
+
+from .errors import SchemaError
+from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, literal, repeat, star
+
+__all__ = ["MAX_BOUND_DIGITS", "MAX_MULTIPLE_OF_SUFFIXES", "fixed_width_range", "integer_term", "number_term"]
+
+#: The most decimal digits a bound (or the rounding midpoint next to it) may have. The digit
+#: recursion is as deep as the bound is long; 600 digits covers every double down to ~1e-250 and
+#: every integer a schema plausibly names, and stays far from Python's recursion limit.
+MAX_BOUND_DIGITS = 600
+
+#: ``multipleOf: k`` with k dividing 10^t is "the last t digits form a multiple of k": an alternation
+#: of 10^t/k suffixes. More suffixes than this are refused (k = 2^10 would need ten million).
+MAX_MULTIPLE_OF_SUFFIXES = 2000
+
+_DIGIT = byte_set(sum(1 << b for b in b"0123456789"))
+_DIGITS = star(_DIGIT)
+_MINUS = byte(ord("-"))
+_DOT = byte(ord("."))
+_EXPONENT = concat(byte_set((1 << ord("e")) | (1 << ord("E"))),
+                   alt(EPSILON, byte_set((1 << ord("+")) | (1 << ord("-")))), repeat(_DIGIT, 1, None))
+_MAX_DOUBLE = Fraction(2) ** 1024  # where float() of a decimal overflows, as a neighbour of the largest double
+
+Bound = tuple[Fraction, bool]  # (value, inclusive)
+
+
+def _decimal_digits(lo: int, hi: int) -> int:
+    return ((1 << (ord("0") + hi + 1)) - 1) ^ ((1 << (ord("0") + lo)) - 1)
+
+
+def fixed_width_range(lo: int, hi: int, bases: tuple[int, ...], digit: Callable[[int, int, int], Term]) -> Term:
+    """The strings of ``len(bases)`` digits whose value is in ``[lo, hi]``.
+
+    Digit i (most significant first) is in base ``bases[i]``; ``digit(i, a, b)`` is the term of the
+    digits ``a..b`` at position i. The result has O(len(bases)) alternatives.
+
+    >>> from brzozowski.derivatives import matches
+    >>> r = fixed_width_range(17, 42, (10, 10), lambda i, a, b: byte_set(_decimal_digits(a, b)))
+    >>> [n for n in range(100) if matches(r, b"%02d" % n)] == list(range(17, 43))
+    True
+    """
+    if not bases:
+        return EPSILON
+    place = math.prod(bases[1:])
+    rest = bases[1:]
+    head_lo, tail_lo = divmod(lo, place)
+    head_hi, tail_hi = divmod(hi, place)
+    if head_lo == head_hi:
+        return concat(digit(0, head_lo, head_lo), fixed_width_range(tail_lo, tail_hi, rest, _shift(digit)))
+    parts = []
+    if tail_lo:
+        parts.append(concat(digit(0, head_lo, head_lo), fixed_width_range(tail_lo, place - 1, rest, _shift(digit))))
+        head_lo += 1
+    if tail_hi != place - 1:
+        parts.append(concat(digit(0, head_hi, head_hi), fixed_width_range(0, tail_hi, rest, _shift(digit))))
+        head_hi -= 1
+    if head_lo <= head_hi:
+        parts.append(concat(digit(0, head_lo, head_hi), fixed_width_range(0, place - 1, rest, _shift(digit))))
+    return alt(*parts)
+
+
+def _shift(digit: Callable[[int, int, int], Term]) -> Callable[[int, int, int], Term]:
+    return lambda i, a, b: digit(i + 1, a, b)
+
+
+def _decimal(i: int, a: int, b: int) -> Term:
+    return byte_set(_decimal_digits(a, b))
+
+
+def natural_range(lo: int, hi: int | None) -> Term:
+    """The canonical decimal naturals ``0|[1-9][0-9]*`` in ``[lo, hi]`` (``hi`` None: unbounded)."""
+    lo = max(lo, 0)
+    if hi is not None and lo > hi:
+        return EMPTY
+    parts = []
+    width = len(str(lo))
+    last = len(str(hi)) if hi is not None else width
+    for w in range(width, last + 1):
+        start = max(lo, 10 ** (w - 1) if w > 1 else 0)
+        end = 10**w - 1 if hi is None else min(hi, 10**w - 1)
+        parts.append(fixed_width_range(start, end, (10,) * w, _decimal))
+    if hi is None:  # every natural with more digits than lo
+        parts.append(concat(byte_set(_decimal_digits(1, 9)), repeat(_DIGIT, last, None)))
+    return alt(*parts)
+
+
+def _fraction_digits(value: Fraction) -> str:
+    """The decimal digits after the point of ``value`` in [0, 1), without trailing zeros (finite only)."""
+    n = 0
+    while (value * 10**n).denominator != 1:
+        n += 1
+    return str(int(value * 10**n)).rjust(n, "0").rstrip("0") if n else ""
+
+
+def _fraction_range(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None) -> Term:
+    """Digit strings s (possibly empty) with lo ≤ 0.s ≤ hi; bounds are (digits, inclusive), None: open."""
+    if lo == ("", True):
+        lo = None  # 0.s ≥ 0 always
+    if hi is not None and hi[0] == "":
+        if not hi[1] or lo is not None:  # 0.s < 0, or 0 < 0.s ≤ 0
+            return EMPTY
+        return star(byte(ord("0")))
+    if lo is None and hi is None:
+        return _DIGITS
+    if lo == ("", False) and hi is None:  # 0.s > 0: some digit is not 0
+        return concat(star(byte(ord("0"))), byte_set(_decimal_digits(1, 9)), _DIGITS)
+    parts = [EPSILON] if lo is None else []  # the empty string is the value 0 < hi
+    first = int(lo[0][0]) if lo is not None and lo[0] else 0
+    last = int(hi[0][0]) if hi is not None else 9
+    groups: dict[tuple, int] = {}
+    for d in range(first, last + 1):
+        key = (
+            (lo[0][1:], lo[1]) if lo is not None and d == first else None,
+            (hi[0][1:], hi[1]) if hi is not None and d == last else None,
+        )
+        groups[key] = groups.get(key, 0) | _decimal_digits(d, d)
+    for (rest_lo, rest_hi), bits in groups.items():
+        parts.append(concat(byte_set(bits), _fraction_range(rest_lo, rest_hi)))
+    return alt(*parts)
+
+
+def _nonempty(term: Term) -> Term:
+    """`term` without the empty string, as digits: one digit, then what may follow it."""
+    from .derivatives import derivative
+
+    return alt(*(concat(byte(b), derivative(term, b)) for b in b"0123456789"))
+
+
+def _clip(lo: Bound | None, hi: Bound | None) -> tuple[Bound, Bound | None]:
+    """The part of the interval at or above zero (lo becomes a bound)."""
+    if lo is None or lo[0] < 0:
+        lo = (Fraction(0), True)
+    return lo, hi
+
+
+def _signed(magnitudes: Callable[[Bound, Bound | None], Term], lo: Bound | None, hi: Bound | None) -> Term:
+    """Texts ``-?m`` with value in [lo, hi], given the magnitude texts of a non-negative interval."""
+    positive = EMPTY
+    if hi is None or hi[0] >= 0:
+        positive = magnitudes(*_clip(lo, hi))
+    negative = EMPTY
+    if lo is None or lo[0] <= 0:
+        mirrored_lo = None if hi is None else (-hi[0], hi[1])
+        mirrored_hi = None if lo is None else (-lo[0], lo[1])
+        negative = concat(_MINUS, magnitudes(*_clip(mirrored_lo, mirrored_hi)))
+    return alt(positive, negative)
+
+
+def _natural_magnitudes(lo: Bound, hi: Bound | None) -> Term:
+    first = math.ceil(lo[0]) if lo[1] else math.floor(lo[0]) + 1
+    last = None if hi is None else (math.floor(hi[0]) if hi[1] else math.ceil(hi[0]) - 1)
+    return natural_range(first, last)
+
+
+def _fraction_magnitudes(lo: Bound, hi: Bound | None) -> Term:
+    """Texts ``I.F`` (F at least one digit) with value in [lo, hi]; lo, hi ≥ 0 with finite decimals."""
+    (a, a_incl) = lo
+    whole_a = math.floor(a)
+    frac_a = (_fraction_digits(a - whole_a), a_incl)
+    if hi is not None:
+        (b, b_incl) = hi
+        if b < a or (b == a and not (a_incl and b_incl)):
+            return EMPTY
+        whole_b = math.floor(b)
+        frac_b = (_fraction_digits(b - whole_b), b_incl)
+        if whole_a == whole_b:
+            return concat(literal(str(whole_a).encode()), _DOT, _nonempty(_fraction_range(frac_a, frac_b)))
+    parts = [
+        concat(literal(str(whole_a).encode()), _DOT, _nonempty(_fraction_range(frac_a, None))),
+        concat(natural_range(whole_a + 1, None if hi is None else whole_b - 1), _DOT, repeat(_DIGIT, 1, None)),
+    ]
+    if hi is not None:
+        parts.append(concat(literal(str(whole_b).encode()), _DOT, _nonempty(_fraction_range(None, frac_b))))
+    return alt(*parts)
+
+
+def _is_even(d: float) -> bool:
+    """Whether the double d has an even significand (where round-half-even sends a tie); ±inf: yes."""
+    if math.isinf(d):
+        return True
+    return struct.unpack("<q", struct.pack("<d", d))[0] & 1 == 0
+
+
+def _exact(d: float) -> Fraction:
+    return Fraction(d) if math.isfinite(d) else (_MAX_DOUBLE if d > 0 else -_MAX_DOUBLE)
+
+
+def _double_at_least(value: Fraction, strict: bool) -> float:
+    """The smallest double ≥ value (strict: > value); inf when there is none."""
+    try:
+        d = float(value)
+    except OverflowError:
+        d = math.copysign(math.inf, value)
+    while (Fraction(d) <= value if strict else Fraction(d) < value) if math.isfinite(d) else d < 0:
+        d = math.nextafter(d, math.inf)
+    return d
+
+
+def _float_lower(value: Fraction, strict: bool) -> tuple[Bound, bool]:
+    """A bound on decimals v such that v beyond it makes the nearest double ≥ value (strict: > value).
+
+    Exact (second item True) when the midpoint below the first double past the bound has at most
+    `MAX_BOUND_DIGITS` decimals; otherwise (doubles near zero) the double itself, rounded up to 17
+    significant digits: sound, and narrower only by decimals that round up onto the bound.
+    """
+    d = _double_at_least(value, strict)
+    midpoint = (_exact(math.nextafter(d, -math.inf)) + _exact(d)) / 2
+    if _decimals(midpoint) <= MAX_BOUND_DIGITS:
+        return (midpoint, _is_even(d)), True
+    exact = Fraction(d)
+    if exact == 0:
+        return (exact, True), False
+    scale = Fraction(10) ** (16 - math.floor(math.log10(abs(d))))
+    return (Fraction(math.ceil(exact * scale)) / scale, True), False
+
+
+def _decimals(value: Fraction) -> int:
+    """How many digits after the point the (finite) decimal expansion of a dyadic `value` has."""
+    return value.denominator.bit_length() - 1
+
+
+def _float_upper(value: Fraction, strict: bool) -> tuple[Bound, bool]:
+    """As `_float_lower`, mirrored: v below the bound makes the nearest double ≤ value (strict: < value)."""
+    (lower, inclusive), exact = _float_lower(-value, strict)
+    return (-lower, inclusive), exact
+
+
+def _tighter_lower(a: Bound | None, b: Bound | None) -> Bound | None:
+    if a is None or b is None:
+        return a or b
+    return max(a, b, key=lambda bound: (bound[0], not bound[1]))
+
+
+def _tighter_upper(a: Bound | None, b: Bound | None) -> Bound | None:
+    if a is None or b is None:
+        return a or b
+    return min(a, b, key=lambda bound: (bound[0], bound[1]))
+
+
+def _as_fraction(value: object, keyword: str) -> Fraction | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SchemaError(f"{keyword} must be a number, got {value!r}", "", keyword)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SchemaError(f"{keyword} must be a finite number, got {value!r}", "", keyword)
+    exact = Fraction(value)
+    if len(str(abs(exact.numerator))) > MAX_BOUND_DIGITS:
+        raise SchemaError(f"{keyword} {value!r} has more than {MAX_BOUND_DIGITS} digits: give a smaller bound",
+                          "", keyword)
+    return exact
+
+
+class _Bounds:
+    """The four bound keywords, checked, as exact fractions."""
+
+    def __init__(self, minimum: object, maximum: object, exclusive_minimum: object, exclusive_maximum: object):
+        self.given = {
+            "minimum": _as_fraction(minimum, "minimum"),
+            "maximum": _as_fraction(maximum, "maximum"),
+            "exclusiveMinimum": _as_fraction(exclusive_minimum, "exclusiveMinimum"),
+            "exclusiveMaximum": _as_fraction(exclusive_maximum, "exclusiveMaximum"),
+        }
+        self.any = any(v is not None for v in self.given.values())
+
+    def exact(self) -> tuple[Bound | None, Bound | None]:
+        """The bounds as jsonschema applies them to an exact value (an int)."""
+        g = self.given
+        lower = _tighter_lower(None if g["minimum"] is None else (g["minimum"], True),
+                               None if g["exclusiveMinimum"] is None else (g["exclusiveMinimum"], False))
+        upper = _tighter_upper(None if g["maximum"] is None else (g["maximum"], True),
+                               None if g["exclusiveMaximum"] is None else (g["exclusiveMaximum"], False))
+        return lower, upper
+
+    def on_decimals(self, notes: list[str] | None) -> tuple[Bound | None, Bound | None]:
+        """The bounds on the exact decimal v of a text that json.loads turns into a float."""
+        lower = upper = None
+        for keyword, value in self.given.items():
+            if value is None:
+                continue
+            if keyword in ("minimum", "exclusiveMinimum"):
+                bound, exact = _float_lower(value, keyword == "exclusiveMinimum")
+                lower = _tighter_lower(lower, bound)
+            else:
+                bound, exact = _float_upper(value, keyword == "exclusiveMaximum")
+                upper = _tighter_upper(upper, bound)
+            if not exact and notes is not None:
+                notes.append(f"{keyword}: decimals that only round onto the bound (within half a unit in "
+                             "the last place of a double this close to zero) are not written")
+        return lower, upper
+
+    def first_keyword(self) -> str:
+        return next(k for k, v in self.given.items() if v is not None)
+
+
+def _multiples(divisor: object, bounds: _Bounds) -> Term:
+    """The canonical integer texts divisible by `divisor` (an integer dividing a power of ten)."""
+    if isinstance(divisor, bool) or not isinstance(divisor, int):
+        if isinstance(divisor, float) and divisor.is_integer() and divisor > 0:
+            hint = f"write it as the integer {int(divisor)} (jsonschema divides by a float inexactly)"
+        else:
+            hint = "only integer divisors are supported"
+        raise SchemaError(f"multipleOf {divisor!r}: {hint}", "", "multipleOf")
+    if divisor <= 0:
+        raise SchemaError(f"multipleOf must be greater than 0, got {divisor}", "", "multipleOf")
+    if bounds.any:
+        raise SchemaError(
+            f"multipleOf together with {bounds.first_keyword()} needs an intersection of languages, which "
+            "is not available yet: keep one of them", "", "multipleOf")
+    width = 0
+    while 10**width % divisor:
+        width += 1
+        if width > 60:
+            raise SchemaError(
+                f"multipleOf {divisor}: only divisors of a power of ten (1, 2, 4, 5, 10, 20, 25, 50, 100, …) "
+                "are supported", "", "multipleOf")
+    if 10**width // divisor > MAX_MULTIPLE_OF_SUFFIXES:
+        raise SchemaError(
+            f"multipleOf {divisor} needs {10**width // divisor:,} digit suffixes, over the limit of "
+            f"{MAX_MULTIPLE_OF_SUFFIXES:,}", "", "multipleOf")
+    short = alt(*(literal(str(n).encode()) for n in range(0, 10**width, divisor) if width == 0 or n < 10**width))
+    suffixes = alt(*(literal(str(n).rjust(width, "0").encode()) for n in range(0, 10**width, divisor)))
+    long = concat(byte_set(_decimal_digits(1, 9)), _DIGITS, suffixes) if width else EMPTY
+    magnitude = alt(short, long) if width else natural_range(0, None)
+    return concat(alt(EPSILON, _MINUS), magnitude)
+
+
+def _check_range(term: Term, bounds: _Bounds) -> Term:
+    if term is EMPTY:
+        raise SchemaError("the bounds leave no value", "", bounds.first_keyword())
+    return term
+
+
+def integer_term(*, minimum: object = None, maximum: object = None, exclusive_minimum: object = None,
+                 exclusive_maximum: object = None, multiple_of: object = None,
+                 notes: list[str] | None = None) -> Term:
+    """The canonical JSON integer texts ``-?(0|[1-9][0-9]*)`` allowed by the keywords (exact)."""
+    bounds = _Bounds(minimum, maximum, exclusive_minimum, exclusive_maximum)
+    if multiple_of is not None:
+        return _multiples(multiple_of, bounds)
+    return _check_range(_signed(_natural_magnitudes, *bounds.exact()), bounds)
+
+
+def number_term(*, minimum: object = None, maximum: object = None, exclusive_minimum: object = None,
+                exclusive_maximum: object = None, multiple_of: object = None,
+                notes: list[str] | None = None) -> Term:
+    """The JSON number texts allowed by the keywords (see the module doc for what is left out)."""
+    bounds = _Bounds(minimum, maximum, exclusive_minimum, exclusive_maximum)
+    if multiple_of is not None:
+        term = _multiples(multiple_of, bounds)
+        if notes is not None:
+            notes.append(f"multipleOf {multiple_of}: only integers are written (no fraction or exponent)")
+        return term
+    integers = _signed(_natural_magnitudes, *bounds.exact())
+    if not bounds.any:
+        fraction = alt(EPSILON, concat(_DOT, repeat(_DIGIT, 1, None)))
+        return concat(integers, fraction, alt(EPSILON, _EXPONENT))
+    fractions = _signed(_fraction_magnitudes, *bounds.on_decimals(notes))
+    if notes is not None:
+        notes.append(f"{bounds.first_keyword()}: numbers are written without an exponent")
+    return _check_range(alt(integers, fractions), bounds)

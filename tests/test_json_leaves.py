@@ -1,0 +1,459 @@
+"""The leaf languages of compile_json_schema (strings, integers, numbers) against jsonschema.
+
+Oracles: ``jsonschema`` (Draft 2020-12 with ``FormatChecker``) on ``json.loads`` of each text, and
+Python's ``re.search`` for patterns. Soundness: every accepted text validates. Completeness on the
+canonical spellings where a language is meant to be exact. Random walks on the lazy DFA sample the
+languages themselves.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+import re
+from collections import deque
+from fractions import Fraction
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brzozowski.derivatives import matches
+from brzozowski.dfa import regex_to_dfa
+from brzozowski.ecma_regex import pattern_term
+from brzozowski.errors import SchemaError
+from brzozowski.json_formats import FORMAT_PATTERNS
+from brzozowski.json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
+from brzozowski.lazy import DEAD, LazyDFA
+from brzozowski.schema import INTEGER, NUMBER, STRING
+
+FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
+KEYWORDS = {"minimum": "minimum", "maximum": "maximum", "exclusive_minimum": "exclusiveMinimum",
+            "exclusive_maximum": "exclusiveMaximum", "multiple_of": "multipleOf", "min_length": "minLength",
+            "max_length": "maxLength", "pattern": "pattern", "format": "format"}
+
+
+def schema_of(kind: str, **keywords) -> dict:
+    schema = {"type": kind}
+    schema.update({KEYWORDS[k]: v for k, v in keywords.items()})
+    return schema
+
+
+def valid(text: bytes, schema: dict) -> bool:
+    """Whether the JSON text is a JSON value that the schema accepts (False if it is not JSON)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return jsonschema.Draft202012Validator(schema, format_checker=FORMAT_CHECKER).is_valid(value)
+
+
+def walk(lazy: LazyDFA, rng: random.Random, steps: int = 80, stop: float = 0.2) -> bytes:
+    """A random accepted string: random live bytes, then the shortest way to acceptance."""
+    state, out = lazy.start, bytearray()
+    for _ in range(steps):
+        if lazy.is_accepting(state) and rng.random() < stop:
+            return bytes(out)
+        live = [b for b in range(256) if lazy.next_state(state, b) != DEAD]
+        if not live:
+            break
+        b = rng.choice(live)
+        out.append(b)
+        state = lazy.next_state(state, b)
+    queue, seen = deque([(state, b"")]), {state}
+    while queue:
+        state, path = queue.popleft()
+        if lazy.is_accepting(state):
+            return bytes(out) + path
+        for b in range(256):
+            nxt = lazy.next_state(state, b)
+            if nxt != DEAD and nxt not in seen:
+                seen.add(nxt)
+                queue.append((nxt, path + bytes([b])))
+    raise AssertionError("a live state with no way to acceptance")
+
+
+def test_unconstrained_languages_are_the_strict_compilers():
+    assert regex_to_dfa(json_string_term()) == regex_to_dfa(STRING)
+    assert regex_to_dfa(json_integer_term()) == regex_to_dfa(INTEGER)
+    assert regex_to_dfa(json_number_term()) == regex_to_dfa(NUMBER)
+    # the comparison can fail: a language missing one escape is a different automaton
+    assert regex_to_dfa(json_string_term()) != regex_to_dfa(STRING.replace("bfnrt", "bfnr"))
+
+
+# --- integers ------------------------------------------------------------------------------------
+
+INTEGER_BOUNDS = [
+    {"minimum": 3}, {"maximum": -7}, {"minimum": -12, "maximum": 17}, {"minimum": 0},
+    {"exclusive_minimum": 1.5, "exclusive_maximum": 10}, {"exclusive_maximum": 0}, {"minimum": -1.5},
+    {"maximum": 99, "exclusive_maximum": 99}, {"minimum": 100, "maximum": 1000}, {"exclusive_minimum": -101},
+    {"minimum": 10**30 - 3, "maximum": 10**30 + 5}, {"maximum": -(10**25)}, {"minimum": 1e20},
+    {"minimum": 9007199254740993}, {"minimum": 7, "maximum": 7},
+]
+
+
+def _window(kw: dict) -> list[int]:
+    points = {0}
+    for value in kw.values():
+        centre = math.floor(Fraction(value))
+        points.update(range(centre - 12, centre + 13))
+    return sorted(points)
+
+
+@pytest.mark.parametrize("kw", INTEGER_BOUNDS, ids=str)
+def test_integer_bounds_exhaustively_around_each_bound(kw):
+    term, schema = json_integer_term(**kw), schema_of("integer", **kw)
+    for n in _window(kw):
+        canonical = json.dumps(n).encode()
+        assert matches(term, canonical) == valid(canonical, schema), canonical
+        for odd in (b"0" + canonical, canonical + b".0", canonical + b"e0", b"+" + canonical, b" " + canonical):
+            assert not matches(term, odd), odd  # only canonical integer spellings are written
+    if any(Fraction(v) <= 0 for v in kw.values()) or not kw:
+        assert matches(term, b"-0") == valid(b"-0", schema)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(-10**6, 10**6), st.integers(0, 3000), st.sampled_from(["mm", "xm", "mx", "xx"]),
+       st.lists(st.integers(-10**6, 10**7), max_size=12))
+def test_integer_ranges_hypothesis(lo, span, kinds, probes):
+    kw = {("minimum" if kinds[0] == "m" else "exclusive_minimum"): lo,
+          ("maximum" if kinds[1] == "m" else "exclusive_maximum"): lo + span}
+    schema = schema_of("integer", **kw)
+    edges = [lo - 1, lo, lo + 1, lo + span - 1, lo + span, lo + span + 1]
+    try:
+        term = json_integer_term(**kw)
+    except SchemaError:  # only when no integer is in range
+        assert not any(valid(json.dumps(n).encode(), schema) for n in edges)
+        return
+    for n in probes + edges:
+        text = json.dumps(n).encode()
+        assert matches(term, text) == valid(text, schema), (kw, n)
+
+
+def test_integer_walks_validate():
+    rng = random.Random(11)
+    for kw in INTEGER_BOUNDS:
+        lazy, schema = LazyDFA(json_integer_term(**kw)), schema_of("integer", **kw)
+        for _ in range(15):
+            text = walk(lazy, rng)
+            assert valid(text, schema), (kw, text)
+
+
+# --- numbers -------------------------------------------------------------------------------------
+
+def _decimal(q: Fraction, digits: int) -> str:
+    """q written with exactly `digits` digits after the point (truncated toward zero)."""
+    sign = "-" if q < 0 else ""
+    q = abs(q)
+    whole = math.floor(q)
+    return f"{sign}{whole}.{str(math.floor((q - whole) * 10**digits)).rjust(digits, '0')}"
+
+
+def _near(bound: float) -> list[str]:
+    """Decimals around a bound: the doubles next to it, and the midpoints between them, ± a hair."""
+    texts = []
+    x = float(bound)
+    for direction in (-math.inf, math.inf):
+        y = x
+        for _ in range(3):
+            nxt = math.nextafter(y, direction)
+            mid = (Fraction(y) + Fraction(nxt)) / 2
+            for q in (Fraction(y), mid, mid + Fraction(1, 10**80), mid - Fraction(1, 10**80)):
+                texts.append(_decimal(q, 90).rstrip("0").rstrip("."))
+            texts.append(repr(y))
+            y = nxt
+    return texts
+
+
+NUMBER_BOUNDS = [
+    {"minimum": 0.1}, {"maximum": 0.1}, {"exclusive_minimum": 0.1}, {"exclusive_maximum": 0.1},
+    {"minimum": 1.5, "maximum": 2.5}, {"exclusive_minimum": -2.5, "exclusive_maximum": -1.5},
+    {"minimum": 0}, {"exclusive_minimum": 0}, {"maximum": 0}, {"exclusive_maximum": 0},
+    {"minimum": 1e-5}, {"maximum": 100.25}, {"minimum": 2**53 + 1}, {"exclusive_maximum": 1e20},
+    {"minimum": -3, "maximum": 3}, {"minimum": 0.3, "exclusive_maximum": 0.30000000000000004},
+]
+
+
+@pytest.mark.parametrize("kw", NUMBER_BOUNDS, ids=str)
+def test_number_bounds_near_each_bound(kw):
+    notes: list[str] = []
+    term, schema = json_number_term(notes=notes, **kw), schema_of("number", **kw)
+    texts = [t for v in kw.values() for t in _near(v)]
+    texts += [str(n) for n in range(-4, 5)] + ["-0", "-0.0", "0.0", "0.5", "-0.5", "1.0", "1e0", "-1e-400"]
+    for text in texts:
+        data = text.encode()
+        ok = valid(data, schema)
+        if matches(term, data):
+            assert ok, text
+        elif ok and "e" not in text and not text.startswith(("0", "-0")) or ok and text in ("0.0", "0.5", "-0.5"):
+            raise AssertionError(f"{text} is valid and canonical but not accepted")
+    assert any("exponent" in note for note in notes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-1e6, 1e6, allow_nan=False), st.sampled_from(list(KEYWORDS)[:4]),
+       st.lists(st.floats(-1e7, 1e7, allow_nan=False) | st.integers(-10**7, 10**7), max_size=10))
+def test_number_bounds_hypothesis(bound, keyword, probes):
+    kw = {keyword: bound}
+    term, schema = json_number_term(**kw), schema_of("number", **kw)
+    for value in probes + [bound, math.nextafter(bound, 0), math.nextafter(bound, math.inf)]:
+        text = json.dumps(value).encode()
+        if "e" in text.decode():
+            continue  # exponents are not written under a bound
+        assert matches(term, text) == valid(text, schema), (kw, text)
+
+
+def test_number_walks_validate():
+    rng = random.Random(5)
+    for kw in NUMBER_BOUNDS:
+        lazy, schema = LazyDFA(json_number_term(**kw)), schema_of("number", **kw)
+        for _ in range(12):
+            text = walk(lazy, rng)
+            assert valid(text, schema), (kw, text)
+
+
+def test_bounds_near_zero_are_sound_and_noted():
+    for kw in ({"exclusive_minimum": 0}, {"minimum": 5e-324}, {"maximum": -1e-300}):
+        notes: list[str] = []
+        term, schema = json_number_term(notes=notes, **kw), schema_of("number", **kw)
+        value = next(iter(kw.values()))
+        for text in _near(value) + ["0.0", "-0.0", "1e-320"]:
+            if matches(term, text.encode()):
+                assert valid(text.encode(), schema), (kw, text)
+        assert any("round" in note for note in notes) or kw == {"exclusive_minimum": 0}
+
+
+@pytest.mark.parametrize("divisor", [1, 2, 5, 10, 4, 25, 100, 8, 1000])
+def test_multiple_of_exhaustively(divisor):
+    term, schema = json_integer_term(multiple_of=divisor), schema_of("integer", multiple_of=divisor)
+    for n in list(range(-1100, 1100)) + [10**20 + k for k in range(-30, 30)]:
+        text = json.dumps(n).encode()
+        assert matches(term, text) == valid(text, schema), text
+    notes: list[str] = []
+    number = json_number_term(multiple_of=divisor, notes=notes)
+    assert matches(number, str(divisor * 7).encode()) and not matches(number, b"%d.0" % (divisor * 7)) and notes
+
+
+# --- strings: lengths ----------------------------------------------------------------------------
+
+# Spellings of single characters: raw ASCII, raw 2- and 4-byte UTF-8, escapes of each kind.
+SPELLINGS = [b"a", b"\\n", b"\xc3\xa9", b"\\u00E9", b"\\ud83d\\ude00", b"\xf0\x9f\x98\x80", b"\\/", b'\\"']
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 0), (0, 2), (1, 1), (2, 3), (3, None), (1, None)])
+def test_string_lengths_exhaustively(lo, hi):
+    term = json_string_term(min_length=lo, max_length=hi)
+    schema = schema_of("string", min_length=lo, **({} if hi is None else {"max_length": hi}))
+    for n in range(5):
+        for chars in itertools.product(SPELLINGS, repeat=n):
+            text = b'"' + b"".join(chars) + b'"'
+            assert matches(term, text) == valid(text, schema), text
+    assert not matches(term, b'"\\ud83d"') and not matches(term, b'"\xed\xa0\x80"')  # lone surrogates
+
+
+def test_string_walks_validate():
+    rng = random.Random(3)
+    for lo, hi in [(0, 3), (2, 2), (4, None), (0, 40)]:
+        lazy = LazyDFA(json_string_term(min_length=lo, max_length=hi))
+        schema = schema_of("string", min_length=lo, **({} if hi is None else {"max_length": hi}))
+        for _ in range(25):
+            text = walk(lazy, rng)
+            assert valid(text, schema), text
+
+
+# --- strings: formats ----------------------------------------------------------------------------
+
+FORMAT_EXAMPLES = {
+    "date": (["2024-02-29", "2000-02-29", "0001-01-01", "2023-12-31"], ["2023-02-29", "1900-02-29", "2023-04-31"]),
+    "time": (["23:59:59Z", "00:00:00.123+05:30", "12:00:00z"], ["24:00:00Z", "12:00:00", "12:60:00Z"]),
+    "date-time": (["2024-02-29T12:00:00Z", "1999-12-31t23:59:59.5-08:00"], ["2024-02-30T12:00:00Z"]),
+    "duration": (["P1D", "PT1H30M", "P2W", "P1Y2M3DT4H5M6S"], ["P", "PT", "P1H"]),
+    "email": (["a.b+c@example.com", "x@y"], ["ab"]),
+    "hostname": (["example.com", "a-b.c0", "x" * 63 + ".com"], ["-a.com", "a..b", "x" * 64]),
+    "ipv4": (["192.168.0.1", "0.0.0.0", "255.255.255.255"], ["256.1.1.1", "01.2.3.4", "1.2.3"]),
+    "ipv6": (["::", "::1", "2001:db8::8a2e:370:7334", "::ffff:192.0.2.1", "1:2:3:4:5:6:7:8"],
+             ["1:2:3:4:5:6:7:8:9", ":::", "fe80::1%eth0"]),
+    "uuid": (["123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-426614174000"],
+             ["123e4567e89b12d3a456426614174000"]),
+    "uri": (["https://example.com/a?b=c#d", "mailto:x@y", "urn:isbn:123", "http://[::1]:80/"],
+            ["//example.com", "a b:c", "http://x/%zz"]),
+    "uri-reference": (["../a/b?c", "#frag", "", "//host/p", "https://e.com"], ["a b", "%zz"]),
+}
+
+
+def test_every_format_is_implemented_and_has_a_real_checker():
+    assert FORMATS == set(FORMAT_EXAMPLES) == set(FORMAT_PATTERNS)
+    for name, (good, bad) in FORMAT_EXAMPLES.items():
+        assert bad, name
+        for value in bad:  # the checker package is installed: the oracle is not vacuous
+            assert not FORMAT_CHECKER.conforms(value, name), (name, value)
+        for value in good:
+            assert FORMAT_CHECKER.conforms(value, name), (name, value)
+
+
+@pytest.mark.parametrize("name", sorted(FORMAT_EXAMPLES))
+def test_formats_accept_the_examples_in_every_spelling_and_refuse_the_bad_ones(name):
+    term = json_string_term(format=name)
+    good, bad = FORMAT_EXAMPLES[name]
+    for value in good:
+        for ensure_ascii in (True, False):
+            assert matches(term, json.dumps(value, ensure_ascii=ensure_ascii).encode()), value
+        escaped = '"' + "".join(f"\\u{ord(c):04X}" for c in value) + '"'
+        assert matches(term, escaped.encode()), escaped
+    for value in bad:
+        assert not matches(term, json.dumps(value).encode()), value
+
+
+@pytest.mark.parametrize("name", sorted(FORMAT_EXAMPLES))
+def test_format_walks_validate(name):
+    rng = random.Random(name)
+    lazy, schema = LazyDFA(json_string_term(format=name)), schema_of("string", format=name)
+    for _ in range(40):
+        text = walk(lazy, rng, steps=60)
+        assert valid(text, schema), text
+
+
+# --- strings: patterns ---------------------------------------------------------------------------
+
+PATTERN_TABLE = [
+    "abc", "^abc", "abc$", "^abc$", "^[a-z]+$", "^[^a-z]*$", "a|^b|c$", "^(ab|cd)+e?$", "^a{2,3}$",
+    "^a{2}b{1,}$", r"^\d+$", r"^\D+$", r"^\w\W$", r"^\s*$", r"\S", "^.$", "^.*$", r"^[\d.-]+$",
+    r"^\x41\u00e9$", "é", "^😀$", r"^[\u00e0-\u00ff]+$", r"^\$\.\*$", "^(?:a|b)*?c$", r"^[\-\]]$", "^[a-]$",
+    r"^[\n\t]$", r"\/", "^\\0$", "^[^\\s]+$",
+]
+PATTERN_STRINGS = [
+    "", "a", "b", "c", "abc", "xabcx", "ab", "cde", "abcde", "aa", "aaa", "aaaa", "aab", "123", "1a", "٣",
+    "a b", " ", "\u00a0", "\n", "x\n", "\r", "\u2028", "é", "àÿ", "😀", "$.*", "aac", "-", "]", "\t", "/",
+    "\x00", "1.5-2", "a!", "abc\n", "٣٤",
+]
+
+
+@pytest.mark.parametrize("pattern", PATTERN_TABLE)
+def test_patterns_against_re_search(pattern):
+    term = json_string_term(pattern=pattern)
+    compiled = re.compile(pattern)
+    for s in PATTERN_STRINGS:
+        expected = compiled.search(s) is not None
+        spellings = {json.dumps(s, ensure_ascii=True), json.dumps(s, ensure_ascii=False),
+                     '"' + "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else c for c in s) + '"'}
+        # Python and ECMA differ on Unicode digits/word/space characters, line terminators and '$'
+        differs = any(c in s for c in "٣\u00a0\n\r\u2028") or (pattern.endswith("$") and s.endswith("\n"))
+        for text in spellings:
+            got = matches(term, text.encode())
+            if got:
+                assert expected, (pattern, s)  # sound: accepted ⇒ re.search finds it
+            elif not differs:
+                assert not expected, (pattern, s, text)
+
+
+@pytest.mark.parametrize("pattern,text,accepted", [
+    (r"^\d$", "٣", False), (r"^\D$", "٣", False), (r"^\w$", "é", False), (r"^\W$", "é", False),
+    (r"^\s$", "\u00a0", True), (r"^\s$", "\x1c", False), (r"^\S$", "\x1c", False), ("^.$", "\r", False),
+    ("a$", "a\n", False), ("^.$", "😀", True),
+])
+def test_pattern_takes_the_meaning_both_dialects_share(pattern, text, accepted):
+    assert matches(json_string_term(pattern=pattern), json.dumps(text).encode()) == accepted
+
+
+ECMA_ATOMS = ["a", "b", ".", r"\d", r"\w", r"\s", "[ab]", "[^a]", "é", r"\.", "(?:a|b)"]
+
+
+@st.composite
+def ecma_patterns(draw):
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        atom = draw(st.sampled_from(ECMA_ATOMS))
+        parts.append(atom + draw(st.sampled_from(["", "", "*", "+", "?", "{1,2}", "*?"])))
+    body = "".join(parts)
+    return draw(st.sampled_from(["", "^"])) + body + draw(st.sampled_from(["", "$"]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(ecma_patterns(), st.lists(st.text(alphabet="ab.é1 _", max_size=6), min_size=1, max_size=6))
+def test_patterns_hypothesis(pattern, strings):
+    term = json_string_term(pattern=pattern)
+    for s in strings:
+        expected = re.search(pattern, s) is not None
+        # \w, \d, \s mean more in Python than in ECMA on non-ASCII text: there only soundness is owed
+        differs = not s.isascii() and any(c in pattern for c in (r"\w", r"\d", r"\s"))
+        for text in (json.dumps(s), json.dumps(s, ensure_ascii=False)):
+            got = matches(term, text.encode())
+            assert got == expected or (differs and expected and not got), (pattern, s, text)
+
+
+def test_pattern_walks_validate():
+    rng = random.Random(7)
+    for pattern in PATTERN_TABLE:
+        lazy, schema = LazyDFA(json_string_term(pattern=pattern)), schema_of("string", pattern=pattern)
+        for _ in range(8):
+            text = walk(lazy, rng, steps=30)
+            assert valid(text, schema), (pattern, text)
+
+
+# --- refusals ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make,keyword", [
+    (lambda: json_string_term(pattern="(?=a)"), "pattern"),
+    (lambda: json_string_term(pattern="(?<!a)b"), "pattern"),
+    (lambda: json_string_term(pattern=r"(a)\1"), "pattern"),
+    (lambda: json_string_term(pattern=r"\bword"), "pattern"),
+    (lambda: json_string_term(pattern="(?<name>a)"), "pattern"),
+    (lambda: json_string_term(pattern="a*+"), "pattern"),
+    (lambda: json_string_term(pattern="a{,3}"), "pattern"),
+    (lambda: json_string_term(pattern=r"\p{L}"), "pattern"),
+    (lambda: json_string_term(pattern=r"\u{1F600}"), "pattern"),
+    (lambda: json_string_term(pattern=r"\ud83d"), "pattern"),
+    (lambda: json_string_term(pattern="[]"), "pattern"),
+    (lambda: json_string_term(pattern="a^b"), "pattern"),
+    (lambda: json_string_term(pattern="(a$)"), "pattern"),
+    (lambda: json_string_term(pattern="(a"), "pattern"),
+    (lambda: json_string_term(pattern="a)"), "pattern"),
+    (lambda: json_string_term(pattern="[a"), "pattern"),
+    (lambda: json_string_term(pattern="a{1001}"), "pattern"),
+    (lambda: json_string_term(pattern=r"[\d-z]"), "pattern"),
+    (lambda: json_string_term(pattern="(?i)a"), "pattern"),
+    (lambda: json_string_term(pattern=r"\cA"), "pattern"),
+    (lambda: json_string_term(pattern="[^\\s\\S]"), "pattern"),
+    (lambda: json_string_term(pattern=3), "pattern"),
+    (lambda: json_string_term(pattern="a", max_length=3), "maxLength"),
+    (lambda: json_string_term(format="date", min_length=3), "minLength"),
+    (lambda: json_string_term(format="date", pattern="a"), "format"),
+    (lambda: json_string_term(format="color"), "format"),
+    (lambda: json_string_term(min_length=3, max_length=2), "minLength"),
+    (lambda: json_string_term(max_length=-1), "maxLength"),
+    (lambda: json_string_term(min_length=1.5), "minLength"),
+    (lambda: json_string_term(max_length=10**6), "maxLength"),
+    (lambda: json_integer_term(minimum=5, maximum=4), "minimum"),
+    (lambda: json_integer_term(exclusive_minimum=1, exclusive_maximum=2), "exclusiveMinimum"),
+    (lambda: json_integer_term(minimum="1"), "minimum"),
+    (lambda: json_integer_term(maximum=True), "maximum"),
+    (lambda: json_integer_term(minimum=math.inf), "minimum"),
+    (lambda: json_integer_term(minimum=10**700), "minimum"),
+    (lambda: json_integer_term(multiple_of=3), "multipleOf"),
+    (lambda: json_integer_term(multiple_of=0.5), "multipleOf"),
+    (lambda: json_integer_term(multiple_of=2.0), "multipleOf"),
+    (lambda: json_integer_term(multiple_of=0), "multipleOf"),
+    (lambda: json_integer_term(multiple_of=1024), "multipleOf"),
+    (lambda: json_integer_term(multiple_of=5, minimum=0), "multipleOf"),
+    (lambda: json_number_term(multiple_of=0.01), "multipleOf"),
+    (lambda: json_number_term(minimum=2, maximum=1), "minimum"),
+])
+def test_refusals_name_the_keyword(make, keyword):
+    with pytest.raises(SchemaError) as info:
+        make()
+    assert info.value.keyword == keyword
+    assert info.value.pointer == ""
+
+
+def test_pattern_errors_show_offset_and_caret():
+    with pytest.raises(SchemaError) as info:
+        pattern_term("ab(?=c)")
+    assert "offset 2" in str(info.value) and "\n  ab(?=c)\n    ^" in str(info.value)
+
+
+def test_every_accepted_table_pattern_compiles_in_python():
+    for pattern in PATTERN_TABLE + list(FORMAT_PATTERNS.values()):
+        re.compile(pattern)
