@@ -41,7 +41,7 @@ import json
 import re
 from typing import Any
 
-from .derivatives import matches
+from .derivatives import derivative, matches
 from .errors import BrzozowskiError, SchemaError, SchemaProblem
 from .json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
 from .lazy import DEFAULT_MAX_STATES, LazyDFA
@@ -66,6 +66,8 @@ stall in whitespace."""
 _WHITESPACE_BITS = sum(1 << b for b in b" \t\n\r")
 #: The bytes of other property names: printable ASCII except the quote and the backslash.
 _PLAIN_KEY_BITS = sum(1 << b for b in range(0x20, 0x7F)) & ~((1 << 0x22) | (1 << 0x5C))
+#: The slots of other properties: the empty key, then each plain-ASCII first character, ascending.
+_FIRST_CHARACTERS = [None] + [b for b in range(0x20, 0x7F) if (_PLAIN_KEY_BITS >> b) & 1]
 
 TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 _ALL_TYPES = frozenset(TYPES)
@@ -303,9 +305,12 @@ class _Compiler:
         seen: set[int] = set()
 
         def flatten(part: Any, at: str, part_base: str) -> bool:
-            if not isinstance(part, dict):
+            if isinstance(part, bool):
                 flat.append(part)
                 return True
+            if not isinstance(part, dict):
+                self.refuse(at, None, f"a schema must be an object or true/false, got {json.dumps(part)[:40]}")
+                return False
             if id(part) in seen:
                 self.refuse(at, "$ref", "allOf/$ref loops back to itself: this schema includes itself")
                 return False
@@ -401,7 +406,7 @@ class _Compiler:
             value = node.get(keyword)
             if isinstance(value, dict):
                 found.update({name: s for name, s in value.items()
-                              if not isinstance(s, list) and not _is_true(s)})
+                              if isinstance(s, (dict, bool)) and not _is_true(s)})
         return found
 
     def _split_dependent(self, node: dict, dependent: dict, ptr: str, base: str, depth: int,
@@ -410,8 +415,7 @@ class _Compiler:
         name, schema = next(iter(dependent.items()))
         rest = dict(node)
         for keyword in ("dependentSchemas", "dependencies"):
-            if isinstance(rest.get(keyword), dict) and name in rest[keyword] and not isinstance(
-                    rest[keyword][name], list):
+            if isinstance(rest.get(keyword), dict) and isinstance(rest[keyword].get(name), (dict, bool)):
                 rest[keyword] = {k: v for k, v in rest[keyword].items() if k != name}
         self._keep.append(rest)
         others = self.term(rest, ptr, base, depth, types - {"object"})
@@ -633,8 +637,8 @@ class _Compiler:
             if not isinstance(value, dict):
                 return self.refuse(pointer_append(ptr, keyword), keyword, f"{keyword} must be an object")
             for name, needed in value.items():
-                if isinstance(needed, list):
-                    depends.setdefault(name, []).extend(needed)
+                if isinstance(needed, (list, str)):  # draft 3 allowed one name as a string
+                    depends.setdefault(name, []).extend([needed] if isinstance(needed, str) else needed)
         names = list(dict.fromkeys(list(props) + required + [n for d, ns in depends.items() for n in [d, *ns]]))
         extra = node.get("additionalProperties")
         names_rule = node.get("propertyNames", True)
@@ -683,19 +687,20 @@ class _Compiler:
             return False
 
     def _other_members(self, node: dict, ptr: str, base: str, depth: int, names: list[str],
-                       patterns: dict, extra: Any, key_check: Term | None, names_rule: Any) -> Term:
-        """The members beside the listed properties: one ``key: value`` term (EMPTY: none written)."""
+                       patterns: dict, extra: Any, key_check: Term | None, names_rule: Any) -> list[Term]:
+        """The members beside the listed properties, one term per first character of the key (see
+        `_by_first_character`); an empty list when none are written."""
         if extra is None and self.closed and (names or patterns):
             self.note(ptr, "closed object: only the listed properties are written "
                            "(closed_objects=True and no additionalProperties)")
-            return EMPTY
+            return []
         if names_rule is False:
-            return EMPTY
-        kinds: list[Term] = []
+            return []
+        kinds: list[tuple[Term, Term]] = []
         if key_check is not None and (names or patterns):
             self.note(ptr, "no properties beyond the listed ones are written (propertyNames beside "
                            f"listed properties {_ISSUE_12})")
-            return EMPTY
+            return []
         if extra is not False:
             if patterns:
                 self.note(ptr, "properties matching no patternProperties are not written (that needs "
@@ -709,7 +714,7 @@ class _Compiler:
                     key = key_check if key_check is not None else self._leaf(ptr, json_string_term)
                 value = self.term(True if extra is None else extra,
                                   pointer_append(ptr, "additionalProperties"), base, depth - 1)
-                kinds.append(concat(key, self.w.key_sep, value))
+                kinds.append((key, value))
         distinct = [s for i, s in enumerate(patterns.values()) if all(s != t for t in list(patterns.values())[:i])]
         for pattern, schema in patterns.items():
             where = pointer_append(pointer_append(ptr, "patternProperties"), pattern)
@@ -723,19 +728,45 @@ class _Compiler:
                                  "schema (a name may match several patterns)")
             else:
                 value = self.term(schema, where, base, depth - 1)
-            kinds.append(concat(key, self.w.key_sep, value))
-        return alt(*kinds)
+            kinds.append((key, value))
+        if not kinds:
+            return []
+        if node is _ANY:
+            self.notes.setdefault("any JSON value ({}, true, items or values without a schema): object "
+                                  "keys start with distinct plain-ASCII characters, ascending", None)
+        else:
+            self.note(ptr, "other property names start with distinct plain-ASCII characters, in "
+                           "ascending order, so no two keys are equal")
+        return self._by_first_character(kinds)
+
+    def _by_first_character(self, kinds: list[tuple[Term, Term]]) -> list[Term]:
+        """For each possible first character of a key (the empty key first, then printable ASCII
+        ascending), the members of `kinds` (key term, value term) whose key starts with it."""
+        members = []
+        for first in _FIRST_CHARACTERS:
+            options = []
+            for key, value in kinds:
+                if first is None:
+                    spelled = literal(b'""') if matches(key, b'""') else EMPTY
+                else:
+                    spelled = concat(byte(0x22), byte(first), derivative(derivative(key, 0x22), first))
+                options.append(concat(spelled, self.w.key_sep, value))
+            member = alt(*options)
+            if member is not EMPTY:
+                members.append(member)
+        return members
 
     def _members(self, members: list[Term], required: list[int], needs: dict[int, frozenset],
-                 others: Term, least: int, most: int | None) -> Term:
+                 others: list[Term], least: int, most: int | None) -> Term:
         """The object: listed members in order (required, optional, dependentRequired), then others.
 
         A state is (members written so far, capped; names that must still come; names that must
-        not); built backwards over the states reachable forwards. Other members count at most once
-        towards minProperties (two equal other keys would collapse into one).
+        not); built backwards over the states reachable forwards. The other members follow with
+        distinct first characters in ascending order (one optional slot per character), so every
+        key is different and minProperties/maxProperties count exactly.
         """
         n = len(members)
-        cap = max(least, 1 if most is None else most + 1)
+        cap = min(max(least, 1 if most is None else most + 1), n + len(others) + 1)
         forced_out = {i: frozenset(z for z, ns in needs.items() if i in ns and z > i) for i in range(n)}
         must_have = set(required)
         layers: list[set] = [{(0, frozenset(), frozenset())}]
@@ -749,10 +780,11 @@ class _Compiler:
                     nxt.add((c, must, (must_not - {i}) | forced_out[i]))
             layers.append(nxt)
         sep = self.w.item_sep
+        tails = self._others(others, cap, least, most)
         later: dict[tuple, Term] = {}
         for state in layers[n]:
             c, must, _ = state
-            later[state] = EMPTY if must else self._others(others, c, least, most)
+            later[state] = EMPTY if must else tails[0, c == 0, c]
         for i in range(n - 1, -1, -1):
             here: dict[tuple, Term] = {}
             for state in layers[i]:
@@ -770,25 +802,26 @@ class _Compiler:
         empty_ok = not required and least == 0
         return self.w.container("{", inside, empty_ok, "}")
 
-    def _others(self, others: Term, c: int, least: int, most: int | None) -> Term:
-        """What follows the listed members when `c` of them were written; non-empty when c == 0."""
-        if c >= least:
-            lo = 0
-        elif c == least - 1 and others is not EMPTY:
-            lo = 1
-        else:
-            return EMPTY
-        if c == 0:
-            lo = max(lo, 1)
-        hi = None if most is None else most - c
-        if hi is not None and hi < lo:
-            return EMPTY
-        if others is EMPTY:
-            return EPSILON if lo == 0 else EMPTY
+    def _others(self, others: list[Term], cap: int, least: int, most: int | None) -> dict:
+        """What may follow from slot i of `others` on, by (i, nothing written yet, members written
+        so far): the end needs `least` members, and something written (the empty object is
+        spelled apart)."""
         sep = self.w.item_sep
-        if c == 0:
-            return concat(others, repeat(concat(sep, others), lo - 1, None if hi is None else hi - 1))
-        return repeat(concat(sep, others), lo, hi)
+        memo: dict[tuple[int, bool, int], Term] = {}
+        # Built from the last slot backwards; slot i is the i-th first character.
+        for i in range(len(others), -1, -1):
+            for first in (True, False):
+                for n in range(cap + 1):
+                    if i == len(others):
+                        memo[i, first, n] = EMPTY if first or n < least else EPSILON
+                        continue
+                    skip = memo[i + 1, first, n]
+                    if most is not None and n + 1 > most:
+                        memo[i, first, n] = skip
+                        continue
+                    take = concat(EPSILON if first else sep, others[i], memo[i + 1, False, min(n + 1, cap)])
+                    memo[i, first, n] = alt(skip, take)
+        return memo
 
 
 _ANY: dict = {}  # the schema of any JSON value; one object, so "any value" is memoized once per depth
@@ -858,8 +891,9 @@ def json_schema_term(schema: Any, *, separators: tuple[str, str] = (",", ":"), a
 def explain_json_schema(schema: Any, **options: Any) -> list[str]:
     """Every place where the compiled language is narrower than `schema`, as ``pointer: text`` lines.
 
-    >>> for line in explain_json_schema({"properties": {"b": {}, "a": {}}}):
+    >>> for line in explain_json_schema({"properties": {"b": {"type": "null"}, "a": {"type": "null"}}}):
     ...     print(line)
+    any JSON value ({}, true, items or values without a schema): object keys start with distinct plain-ASCII characters, ascending
     (root): properties are written in the schema's order: b, a
     (root): closed object: only the listed properties are written (closed_objects=True and no additionalProperties)
     (root): whitespace: exactly the separators (',', ':'), none elsewhere
