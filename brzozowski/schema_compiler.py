@@ -869,6 +869,8 @@ def _compile(schema: Any, separators: tuple[str, str], any_whitespace: bool, clo
         compiler.note("", f"whitespace: exactly the separators {compiler.w.canonical!r}, none elsewhere")
     compiler.note("", f"depth: arrays and objects nest at most {max_depth} levels; deeper documents "
                       "are impossible")
+    compiler.note("", "spelling: property names, enum and const strings are written as json.dumps "
+                      "spells them (\\u escapes, or raw UTF-8); numbers in enum/const as json.dumps writes them")
     return term, list(compiler.notes)
 
 
@@ -898,6 +900,7 @@ def explain_json_schema(schema: Any, **options: Any) -> list[str]:
     (root): closed object: only the listed properties are written (closed_objects=True and no additionalProperties)
     (root): whitespace: exactly the separators (',', ':'), none elsewhere
     (root): depth: arrays and objects nest at most 8 levels; deeper documents are impossible
+    (root): spelling: property names, enum and const strings are written as json.dumps spells them (\\u escapes, or raw UTF-8); numbers in enum/const as json.dumps writes them
     """
     notes: list[str] = []
     json_schema_term(schema, notes=notes, **options)

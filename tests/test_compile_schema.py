@@ -311,3 +311,20 @@ def test_random_schemas_are_sound(schema, options, values, seed):
 
 def test_enum_values_are_written_with_the_separators():
     assert str(json_schema_term({"const": [1, 2]}, separators=(", ", ": "))) == "\\[1,\\x202\\]"
+
+
+def test_schema_command_explains_and_samples_valid_documents(tmp_path, capsys):
+    from brzozowski.cli import main
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(PERSON))
+    assert main(["schema", str(path), "--separators", ", ", ": ", "--explain", "-n", "4"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("compile_json_schema(separators=(', ', ': ')")
+    assert "  (root): properties are written in the schema's order: name, age, tags" in out
+    check = validator(PERSON)
+    for line in out[-4:]:
+        assert line.startswith("  {") and check.is_valid(strict_loads(line.strip().encode()))
+    path.write_text(json.dumps({"$ref": "#/$defs/missing"}))
+    assert main(["schema", str(path)]) == 2
+    assert "/$ref" in capsys.readouterr().err
