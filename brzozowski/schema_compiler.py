@@ -78,7 +78,11 @@ _ARRAY_KEYWORDS = ("items", "prefixItems", "additionalItems", "minItems", "maxIt
                    "minContains", "maxContains", "uniqueItems")
 _OBJECT_KEYWORDS = ("properties", "required", "additionalProperties", "patternProperties",
                     "propertyNames", "minProperties", "maxProperties", "dependentRequired",
-                    "dependentSchemas", "dependencies")
+                    "dependentSchemas", "dependencies", "unevaluatedProperties")
+#: Keywords that apply subschemas to the instance in place (their annotations reach
+#: unevaluatedProperties).
+_IN_PLACE = ("$ref", "allOf", "anyOf", "oneOf", "if", "dependentSchemas", "dependencies", "not",
+             "$dynamicRef", "$recursiveRef")
 _NUMBER_ARGUMENTS = {"minimum": "minimum", "maximum": "maximum", "exclusiveMinimum": "exclusive_minimum",
                      "exclusiveMaximum": "exclusive_maximum", "multipleOf": "multiple_of"}
 _APPLICATORS = ("$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "type", "enum", "const")
@@ -86,7 +90,6 @@ _HANDLED = frozenset(_STRING_KEYWORDS + _NUMBER_KEYWORDS + _ARRAY_KEYWORDS + _OB
 
 #: Standard keywords refused whatever `unknown_keywords` says, with what to write instead.
 _REFUSED = {
-    "unevaluatedProperties": "write additionalProperties in the schema that lists the properties",
     "unevaluatedItems": "write items (or items: false) beside prefixItems",
     "$dynamicRef": "write a plain $ref to the definition",
     "$recursiveRef": "write a plain $ref to the definition",
@@ -299,12 +302,17 @@ class _Compiler:
 
     # -- combinators without intersection ---------------------------------------------------------
 
-    def merge(self, parts: list[Any], ptr: str, base: str) -> Any:
-        """`parts` resolved ($ref, allOf flattened) and merged structurally, or None (refused)."""
+    def merge(self, parts: list[Any], ptr: str, base: str, own: int = 1) -> Any:
+        """`parts` resolved ($ref, allOf flattened) and merged structurally, or None (refused).
+
+        The first `own` parts are the keywords of the schema at `ptr` itself; the others are its
+        subschemas, whose ``unevaluatedProperties`` sees only their own properties: it becomes
+        their ``additionalProperties`` before the merge.
+        """
         flat: list[Any] = []
         seen: set[int] = set()
 
-        def flatten(part: Any, at: str, part_base: str) -> bool:
+        def flatten(part: Any, at: str, part_base: str, top: bool) -> bool:
             if isinstance(part, bool):
                 flat.append(part)
                 return True
@@ -321,6 +329,14 @@ class _Compiler:
                                          "bases cannot be merged; inline the referenced schema")
                 return False
             rest = {k: v for k, v in part.items() if k not in ("$ref", "allOf")}
+            if not top and "unevaluatedProperties" in rest:
+                if any(k in part for k in _IN_PLACE):
+                    self.refuse(pointer_append(at, "unevaluatedProperties"), "unevaluatedProperties",
+                                "unevaluatedProperties in a referenced or combined schema that has "
+                                "applicators of its own: write additionalProperties instead")
+                    return False
+                extra = rest.pop("unevaluatedProperties")
+                rest.setdefault("additionalProperties", extra)
             flat.append(rest)
             if "$ref" in part:
                 where = pointer_append(at, "$ref")
@@ -329,15 +345,15 @@ class _Compiler:
                 except SchemaError as e:
                     self.refuse(e.pointer, e.keyword, e.message)
                     return False
-                if not flatten(target, target_ptr, part_base if target_base == base else target_base):
+                if not flatten(target, target_ptr, part_base if target_base == base else target_base, False):
                     return False
             for i, sub in enumerate(part.get("allOf", [])):
-                if not flatten(sub, pointer_append(pointer_append(at, "allOf"), i), part_base):
+                if not flatten(sub, pointer_append(pointer_append(at, "allOf"), i), part_base, False):
                     return False
             return True
 
-        for part in parts:
-            if not flatten(part, ptr, base):
+        for i, part in enumerate(parts):
+            if not flatten(part, ptr, base, i < own):
                 return None
         try:
             merged = merge_schemas(flat)
@@ -389,16 +405,43 @@ class _Compiler:
         return found
 
     def _disjoint(self, branches: Any, base: str) -> bool:
-        """Whether no instance can match two of `branches`: their possible types do not meet."""
+        """Whether no instance can match two of `branches`: for each pair, their possible types do
+        not meet, or both are objects that require one property with disjoint const/enum values
+        (a discriminator, as Pydantic writes tagged unions)."""
         if not isinstance(branches, list):
             return False
-        seen: frozenset = frozenset()
-        for branch in branches:
-            types = self._types_of(branch, base)
-            if types & seen:
-                return False
-            seen |= types
+        types = [self._types_of(branch, base) for branch in branches]
+        tags = [self._tags(branch, base) for branch in branches]
+        objects = frozenset({"object"})
+        for i in range(len(branches)):
+            for j in range(i):
+                if not types[i] & types[j]:
+                    continue
+                if not (types[i] | types[j]) <= objects:
+                    return False
+                if not any(not any(json_equal(a, b) for a in tags[i][k] for b in tags[j][k])
+                           for k in tags[i].keys() & tags[j].keys()):
+                    return False
         return True
+
+    def _tags(self, branch: Any, base: str) -> dict[str, list[Any]]:
+        """The required properties of a branch whose values are a const or an enum: name -> values."""
+        for _ in range(20):
+            if not isinstance(branch, dict) or "$ref" not in branch:
+                break
+            try:
+                branch, _, base = self.index.resolve(branch["$ref"], child_base(base, branch))
+            except SchemaError:
+                return {}
+        if not isinstance(branch, dict) or not isinstance(branch.get("properties"), dict):
+            return {}
+        required = branch.get("required", [])
+        tags = {}
+        for name, schema in branch["properties"].items():
+            values = self._finite_values(schema, base) if isinstance(required, list) and name in required else None
+            if values is not None:
+                tags[name] = values
+        return tags
 
     def _dependent_schemas(self, node: dict) -> dict[str, Any]:
         found = {}
@@ -420,8 +463,8 @@ class _Compiler:
         self._keep.append(rest)
         others = self.term(rest, ptr, base, depth, types - {"object"})
         objects = frozenset({"object"})
-        absent = self.merge([rest, {"properties": {name: False}}], ptr, base)
-        present = self.merge([rest, {"required": [name]}, schema], ptr, base)
+        absent = self.merge([rest, {"properties": {name: False}}], ptr, base, own=2)
+        present = self.merge([rest, {"required": [name]}, schema], ptr, base, own=2)
         return alt(others, *(self.term(s, ptr, base, depth, objects) for s in (absent, present) if s is not None))
 
     # -- one schema without combinators: each keyword applies to its own type ------------------------
@@ -560,12 +603,15 @@ class _Compiler:
                       for i, s in enumerate(node["prefixItems"])]
         if items is False:
             most = len(prefix) if most is None else min(most, len(prefix))
-        if node.get("uniqueItems") is True and (most is None or most > 1):
+        unique = node.get("uniqueItems") is True and (most is None or most > 1)
+        if unique and (prefix or "contains" in node):
             return self.refuse(pointer_append(ptr, "uniqueItems"), "uniqueItems",
-                               "uniqueItems: true can fail here (two equal items) and is not a regular "
-                               "constraint; write maxItems: 1, an enum of whole arrays, or drop it")
+                               "uniqueItems: true beside prefixItems or contains can fail (two equal "
+                               "items) and is not a regular constraint; write maxItems: 1 or drop it")
         prefix_terms = [self.term(s, p, base, depth - 1) for s, p in prefix]
         rest = EMPTY if items is False else self.term(items, items_ptr, base, depth - 1)
+        if unique:
+            return self._unique(node, ptr, base, items, rest, least, most)
         if "contains" in node:
             contained = self._contains(node, ptr, base, depth, prefix, items)
             if contained is None:
@@ -573,6 +619,48 @@ class _Compiler:
             prefix_terms = contained + prefix_terms
             least = max(least, len(contained))
         return self._sequence(prefix_terms, rest, least, most)
+
+    def _unique(self, node: dict, ptr: str, base: str, items: Any, rest: Term, least: int,
+                most: int | None) -> Term:
+        """uniqueItems: the items fill distinct slots in a fixed order, so no two can be equal: one
+        slot per value of a finite enum, else one per kind (null, true, false, a number, an array,
+        an object, the empty string, a string per plain-ASCII first character)."""
+        values = self._finite_values(items, base)
+        if values is not None:
+            slots = [self.w.value(v) for v in values if matches(rest, self.w.text(v))]
+            self.note(pointer_append(ptr, "uniqueItems"), "uniqueItems: each allowed value at most once, "
+                                                          "in the order of the enum")
+        else:
+            slots = [literal(word) if matches(rest, word) else EMPTY for word in (b"null", b"true", b"false")]
+            slots.append(alt(*(concat(byte(d), derivative(rest, d)) for d in b"-0123456789")))
+            slots += [concat(byte(b), derivative(rest, b)) for b in b"[{"]
+            slots.append(literal(b'""') if matches(rest, b'""') else EMPTY)
+            inside = derivative(rest, 0x22)
+            slots += [concat(byte(0x22), byte(c), derivative(inside, c)) for c in _FIRST_CHARACTERS[1:]]
+            self.note(pointer_append(ptr, "uniqueItems"), "uniqueItems: at most one null, true, false, "
+                      "number, array and object; strings start with distinct plain-ASCII characters, ascending")
+        slots = [slot for slot in slots if slot is not EMPTY]
+        cap = min(max(least, 1 if most is None else most + 1), len(slots) + 1)
+        inside = self._others(slots, cap, least, most)[0, True, 0]
+        return self.w.container("[", inside, least == 0, "]")
+
+    def _finite_values(self, schema: Any, base: str) -> list[Any] | None:
+        """The distinct values of an enum/const schema (through plain $refs), or None."""
+        for _ in range(20):
+            if not isinstance(schema, dict):
+                return None
+            if "enum" in schema and isinstance(schema["enum"], list):
+                values = schema["enum"] if "const" not in schema else [schema["const"]]
+                return [v for i, v in enumerate(values) if not any(json_equal(v, w) for w in values[:i])]
+            if "const" in schema:
+                return [schema["const"]]
+            if "$ref" not in schema:
+                return None
+            try:
+                schema, _, base = self.index.resolve(schema["$ref"], child_base(base, schema))
+            except SchemaError:
+                return None
+        return None
 
     def _contains(self, node: dict, ptr: str, base: str, depth: int, prefix: list, items: Any) -> list[Term] | None:
         """The items that satisfy ``contains``, written first (minContains of them)."""
@@ -589,7 +677,7 @@ class _Compiler:
             self.refuse(where, "contains", "contains beside prefixItems: write the matching item into "
                                            "prefixItems instead")
             return None
-        merged = self.merge([items, node["contains"]], where, base) if items is not True else node["contains"]
+        merged = self.merge([items, node["contains"]], where, base, own=0) if items is not True else node["contains"]
         if merged is None:
             return None
         self.note(where, f"the {at_least} item(s) that match contains are written first")
@@ -640,7 +728,7 @@ class _Compiler:
                 if isinstance(needed, (list, str)):  # draft 3 allowed one name as a string
                     depends.setdefault(name, []).extend([needed] if isinstance(needed, str) else needed)
         names = list(dict.fromkeys(list(props) + required + [n for d, ns in depends.items() for n in [d, *ns]]))
-        extra = node.get("additionalProperties")
+        extra = node.get("additionalProperties", node.get("unevaluatedProperties"))
         names_rule = node.get("propertyNames", True)
         least = self._count(node, ptr, "minProperties") or 0
         most = self._count(node, ptr, "maxProperties")
@@ -671,7 +759,7 @@ class _Compiler:
         return self._members(members, [index[r] for r in required], needs, others, least, most)
 
     def _merged_term(self, parts: list[Any], ptr: str, base: str, depth: int) -> Term:
-        merged = self.merge(parts, ptr, base)
+        merged = self.merge(parts, ptr, base, own=0)
         return EMPTY if merged is None else self.term(merged, ptr, base, depth)
 
     def _name_matches(self, name: str, pattern: str) -> bool:

@@ -112,9 +112,11 @@ def merge_schemas(parts: list[Any]) -> Any:
         return dicts[0]
     merged: dict[str, Any] = {}
     _merge_objects(dicts, merged)
+    _merge_arrays(dicts, merged)
     for key in dict.fromkeys(k for d in dicts for k in d):
         if key in ANNOTATIONS or key in merged or key in ("properties", "additionalProperties",
-                                                           "patternProperties"):
+                                                           "patternProperties", "prefixItems", "items",
+                                                           "additionalItems"):
             continue
         if key == "const" and merged.get("enum") == []:
             continue  # two different constants: the enum [] says nothing is allowed
@@ -187,3 +189,26 @@ def _merge_objects(dicts: list[dict], merged: dict[str, Any]) -> None:
         consts = [d["const"] for d in dicts if "const" in d]
         if not all(json_equal(consts[0], c) for c in consts[1:]):
             merged["enum"] = []  # nothing equals two different constants
+
+
+def _merge_arrays(dicts: list[dict], merged: dict[str, Any]) -> None:
+    """prefixItems / items of all parts: a part's items also covers another part's prefix positions."""
+    if any(isinstance(d.get("items"), list) or "additionalItems" in d for d in dicts):
+        with_arrays = [d for d in dicts if "items" in d or "prefixItems" in d or "additionalItems" in d]
+        if len(with_arrays) > 1:
+            raise Unmergeable("items", "array-form items (draft 7) in several parts needs an intersection")
+        for key in ("items", "additionalItems", "prefixItems"):
+            if with_arrays and key in with_arrays[0]:
+                merged[key] = with_arrays[0][key]
+        return
+    with_prefix = [d for d in dicts if "prefixItems" in d]
+    if len(with_prefix) > 1 and not all(json_equal(with_prefix[0]["prefixItems"], d["prefixItems"])
+                                        for d in with_prefix[1:]):
+        raise Unmergeable("prefixItems", "prefixItems in several parts needs an intersection")
+    items = [d["items"] for d in dicts if "items" in d]
+    if with_prefix:
+        owner = with_prefix[0]
+        others = [d["items"] for d in dicts if "items" in d and "prefixItems" not in d]
+        merged["prefixItems"] = [all_of([p, *others]) for p in owner["prefixItems"]]
+    if items:
+        merged["items"] = all_of(items)

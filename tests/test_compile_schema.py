@@ -148,6 +148,21 @@ CASES = [
       "properties": {"a": {}, "b": {}, "c": {}}}, {}, [b'{"a":1,"b":2}'], [b'{"c":1}']),
     ({"type": "integer", "not": {}}, {}, [], []),
     ({"if": True, "then": {"type": "integer"}}, {}, [b'3'], [b'"x"']),
+    ({"type": "array", "items": {"enum": ["a", "b", 1]}, "uniqueItems": True}, {},
+     [b'["a","b",1]', b'["b"]', b'[]'], [b'["a","a"]', b'["b","a"]']),
+    ({"type": "array", "items": {"type": ["string", "integer"]}, "uniqueItems": True, "minItems": 2}, {},
+     [b'[1,"x"]', b'["ab","b"]'], [b'[1,2]', b'["a","ab"]', b'["x"]']),
+    ({"oneOf": [{"$ref": "#/$defs/cat"}, {"$ref": "#/$defs/dog"}], "$defs": {
+        "cat": {"type": "object", "properties": {"t": {"const": "cat"}, "n": {"type": "integer"}}, "required": ["t"]},
+        "dog": {"type": "object", "properties": {"t": {"enum": ["dog"]}}, "required": ["t"]}}},
+     {}, [b'{"t":"cat","n":1}', b'{"t":"dog"}'], [b'{"t":"dog","n":1}', b'{}']),
+    ({"type": "object", "properties": {"a": {}}, "unevaluatedProperties": False,
+      "allOf": [{"properties": {"b": {"type": "null"}}}]}, {"closed_objects": False},
+     [b'{"a":1,"b":null}'], [b'{"a":1,"c":1}']),
+    ({"allOf": [{"properties": {"a": {}}, "unevaluatedProperties": False}], "properties": {"b": {}}},
+     {"closed_objects": False}, [b'{"a":1}'], [b'{"b":1}']),
+    ({"allOf": [{"prefixItems": [{"minimum": 3}]}], "items": {"minimum": 5}}, {},
+     [b'[5,6]'], [b'[3,5]', b'[3]']),
     ({"type": "object", "x-vendor": 1, "javaType": "Foo", "properties": {"a": {"type": "null"}}},
      {"unknown_keywords": "ignore"}, [b'{"a":null}'], []),
     ({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "null"}}}},
@@ -226,7 +241,7 @@ def test_remote_references_are_refused():
 
 def test_every_refused_keyword_is_collected_with_pointer_and_advice():
     schema = {"type": "object", "properties": {
-        "a": {"type": "array", "uniqueItems": True},
+        "a": {"type": "array", "prefixItems": [{}], "uniqueItems": True},
         "b": {"not": {"type": "string"}},
         "c": {"x-unknown": 1},
         "d": {"$dynamicRef": "#x"}}}
