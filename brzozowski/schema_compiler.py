@@ -328,7 +328,8 @@ class _Compiler:
                 self.refuse(at, "allOf", "allOf or $ref siblings across schemas with different $id "
                                          "bases cannot be merged; inline the referenced schema")
                 return False
-            rest = {k: v for k, v in part.items() if k not in ("$ref", "allOf")}
+            rest = {k: v for k, v in part.items() if k not in ("$ref", "allOf")
+                    and (k in _HANDLED or k in _REFUSED or not self.ignore_unknown)}
             if not top and "unevaluatedProperties" in rest:
                 if any(k in part for k in _IN_PLACE):
                     self.refuse(pointer_append(at, "unevaluatedProperties"), "unevaluatedProperties",
