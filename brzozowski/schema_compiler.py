@@ -20,9 +20,11 @@ How the JSON values are written:
   ``any_whitespace=True`` instead allows JSON whitespace wherever JSON does, at most
   `MAX_WHITESPACE` bytes per gap, so a model cannot loop forever in whitespace.
 - Property names, ``enum`` and ``const`` strings are spelled the two ways ``json.dumps`` spells them
-  (``ensure_ascii`` escapes, or raw UTF-8). Other keys beside listed properties are written as plain
-  ASCII without escapes, so none can be another spelling of a listed name (JSON keeps the last of two
-  equal keys, which would bypass the listed property's schema).
+  (``ensure_ascii`` escapes, or raw UTF-8).
+- Listed properties come in schema order, then the other properties (where allowed) with distinct
+  plain-ASCII first characters in ascending order: no key can repeat (JSON keeps the last of two
+  equal keys, which would bypass a schema or a count), so ``minProperties``/``maxProperties`` count
+  exactly. Beside listed names, other keys are plain ASCII without escapes, never a listed name.
 - ``closed_objects=True``: an object schema that lists properties and does not say
   ``additionalProperties`` gets only its listed properties (what tool calling wants).
 
@@ -197,7 +199,6 @@ class _Compiler:
             raise BrzozowskiError(f"unknown_keywords must be 'refuse' or 'ignore', not {unknown_keywords!r}")
         if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
             raise BrzozowskiError(f"max_depth must be a non-negative integer, not {max_depth!r}")
-        self.root = root
         self.index = SchemaIndex(root)
         self.w = writer
         self.closed = closed_objects
