@@ -77,7 +77,7 @@ _ALL_TYPES = frozenset(TYPES)
 _STRING_KEYWORDS = ("minLength", "maxLength", "pattern", "format")
 _NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 _ARRAY_KEYWORDS = ("items", "prefixItems", "additionalItems", "minItems", "maxItems", "contains",
-                   "minContains", "maxContains", "uniqueItems")
+                   "minContains", "maxContains", "uniqueItems", "unevaluatedItems")
 _OBJECT_KEYWORDS = ("properties", "required", "additionalProperties", "patternProperties",
                     "propertyNames", "minProperties", "maxProperties", "dependentRequired",
                     "dependentSchemas", "dependencies", "unevaluatedProperties")
@@ -92,7 +92,6 @@ _HANDLED = frozenset(_STRING_KEYWORDS + _NUMBER_KEYWORDS + _ARRAY_KEYWORDS + _OB
 
 #: Standard keywords refused whatever `unknown_keywords` says, with what to write instead.
 _REFUSED = {
-    "unevaluatedItems": "write items (or items: false) beside prefixItems",
     "$dynamicRef": "write a plain $ref to the definition",
     "$recursiveRef": "write a plain $ref to the definition",
 }
@@ -331,14 +330,16 @@ class _Compiler:
                 return False
             rest = {k: v for k, v in part.items() if k not in ("$ref", "allOf")
                     and (k in _HANDLED or k in _REFUSED or not self.ignore_unknown)}
-            if not top and "unevaluatedProperties" in rest:
-                if any(k in part for k in _IN_PLACE):
-                    self.refuse(pointer_append(at, "unevaluatedProperties"), "unevaluatedProperties",
-                                "unevaluatedProperties in a referenced or combined schema that has "
-                                "applicators of its own: write additionalProperties instead")
+            for unevaluated, plain in (("unevaluatedProperties", "additionalProperties"),
+                                       ("unevaluatedItems", "items")):
+                if top or unevaluated not in rest:
+                    continue
+                if any(k in part for k in _IN_PLACE) or isinstance(rest.get("items"), list):
+                    self.refuse(pointer_append(at, unevaluated), unevaluated,
+                                f"{unevaluated} in a referenced or combined schema that has "
+                                f"applicators of its own: write {plain} instead")
                     return False
-                extra = rest.pop("unevaluatedProperties")
-                rest.setdefault("additionalProperties", extra)
+                rest.setdefault(plain, rest.pop(unevaluated))
             flat.append(rest)
             if "$ref" in part:
                 where = pointer_append(at, "$ref")
@@ -595,11 +596,11 @@ class _Compiler:
         least = self._count(node, ptr, "minItems") or 0
         most = self._count(node, ptr, "maxItems")
         prefix: list[tuple[Any, str]] = []
-        items: Any = node.get("items", True)
+        items: Any = node.get("items", node.get("unevaluatedItems", True))
         items_ptr = pointer_append(ptr, "items")
         if isinstance(items, list):  # draft 4-7: items is the tuple, additionalItems the rest
             prefix = [(s, pointer_append(items_ptr, i)) for i, s in enumerate(items)]
-            items, items_ptr = node.get("additionalItems", True), pointer_append(ptr, "additionalItems")
+            items, items_ptr = node.get("additionalItems", node.get("unevaluatedItems", True)), pointer_append(ptr, "additionalItems")
         elif isinstance(node.get("prefixItems"), list):
             prefix = [(s, pointer_append(pointer_append(ptr, "prefixItems"), i))
                       for i, s in enumerate(node["prefixItems"])]
