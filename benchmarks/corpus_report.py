@@ -2,7 +2,8 @@
 
     PYTHONPATH=. /work/venv/bin/python benchmarks/corpus_report.py [PATH ...] [--front {strict,compile}]
         [--limit N] [--samples N] [--seed S] [--timeout SEC] [--sample-seconds SEC]
-        [--max-bytes N] [--max-states N] [--fresh-worker] [--json OUT]
+        [--max-bytes N] [--max-states N] [--format-checker {draft,generic}] [--fresh-worker]
+        [--json OUT]
 
 PATH: schema files or folders searched recursively for ``*.json`` (default: ``benchmarks/corpus``).
 
@@ -14,25 +15,32 @@ Front doors:
   imported lazily; if the library does not have it the script says so and stops.
 
 Each schema is compiled in a worker process with a time limit (``--timeout``, the worker is killed
-and replaced when it runs over) and, for the strict front door, a state budget (``--max-states``; `compile_json_schema` keeps its own). The worker is long-lived by
+and replaced when it runs over) and a state budget (``--max-states``). The worker is long-lived by
 default, so the interned terms and memoized derivatives of earlier schemas stay warm, as in a
 server; ``--fresh-worker`` starts a new one per schema (cold caches, slower run).
 
 Printed: the compile rate (overall and per subfolder), refusals by first keyword and by every
-keyword (``SchemaError.keyword``; a SchemaError carrying several collected errors contributes each
-of theirs), other failures (state budget, timeouts, and any exception that is not a
+keyword (``SchemaError.keyword``; a SchemaError that collects several problems, ``problems``,
+contributes the keyword of each), other failures (state budget, timeouts, and any exception that is not a
 `BrzozowskiError`, which is a bug), compile-time percentiles, and a soundness check: for each
 compiled schema, ``--samples`` documents drawn by a random walk over the automaton (at each state a
 uniformly chosen successor state, then a byte leading there; at an accepting state the walk stops
 with probability 1/2; past ``--max-bytes`` it takes a shortest path to acceptance), each decoded
 (UTF-8, no duplicate keys, no NaN, no lone surrogate) and validated with ``jsonschema`` (the draft the schema's
-``$schema`` names, Draft 2020-12 otherwise, with ``FormatChecker()``). Every unsound document is
+``$schema`` names, Draft 2020-12 otherwise) with a format checker. Every unsound document is
 printed, and the exit status is 1 if there is one.
+
+Format checkers (``--format-checker``): ``draft`` (default) is the validator class's own
+``FORMAT_CHECKER``; ``generic`` is ``jsonschema.FormatChecker()``. They differ on ``time``: the
+generic one holds draft 3's ``time`` (``%H:%M:%S``, no offset), while drafts 7 to 2020-12 mean RFC
+3339 ``full-time``, whose offset is required (``12:00:00Z``). Whichever decides, the documents that
+the other one alone rejects are counted and shown apart ("checker disagreements"), not as unsound.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import multiprocessing
 import random
@@ -45,11 +53,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after PYTHONPATH: another checkout's brzozowski can be measured
 DEFAULT_CORPUS = ROOT / "benchmarks" / "corpus"
 STOP_PROBABILITY = 0.5  # chance that a walk ends at an accepting state it reaches
 MAX_COMPLETION_SEARCH = 20_000  # states a shortest-completion search may visit
 SHOWN_DOCUMENT_BYTES = 300
+SHOWN_SLOWEST = 5
+SHOWN_DISAGREEMENTS = 5
 
 
 # -- worker side ---------------------------------------------------------------------------------
@@ -69,13 +79,14 @@ def front_door(front: str, max_states: int):
     if compile_json_schema is None:
         raise ImportError("brzozowski.compile_json_schema does not exist in this checkout")
 
-    return lambda schema: compile_json_schema(schema, closed_objects=False, unknown_keywords="ignore")
+    return lambda schema: compile_json_schema(schema, closed_objects=False, unknown_keywords="ignore",
+                                              max_states=max_states)
 
 
 def refused_keywords(error: Exception) -> list[str | None]:
-    """The keyword of a SchemaError, or of each error it collects (``errors`` attribute), in order."""
-    collected = getattr(error, "errors", None)
-    if isinstance(collected, (list, tuple)) and collected:
+    """The keyword of each problem a SchemaError collects (``problems``), or its one ``keyword``."""
+    collected = getattr(error, "problems", None)
+    if collected:
         return [getattr(item, "keyword", None) for item in collected]
     return [getattr(error, "keyword", None)]
 
@@ -163,12 +174,15 @@ def _lone_surrogate(value: Any) -> str | None:
     return None
 
 
-def validator(schema: Any):
+def validators(schema: Any, format_checker: str) -> tuple[Any, Any]:
+    """The deciding validator of `schema` (format checker `format_checker`) and the other one."""
     from jsonschema import Draft202012Validator, FormatChecker
     from jsonschema.validators import validator_for
 
     cls = validator_for(schema, default=Draft202012Validator)
-    return cls(schema, format_checker=FormatChecker())
+    by_draft = cls(schema, format_checker=cls.FORMAT_CHECKER)
+    generic = cls(schema, format_checker=FormatChecker())
+    return (by_draft, generic) if format_checker == "draft" else (generic, by_draft)
 
 
 def check_document(check, document: bytes) -> str | None:
@@ -189,7 +203,7 @@ def check_document(check, document: bytes) -> str | None:
 
 
 def worker(connection, front: str, max_states: int, samples: int, sample_seconds: float,
-           max_bytes: int, seed: int) -> None:
+           max_bytes: int, seed: int, format_checker: str) -> None:
     """Serve jobs (path, schema): send the compile result, then (if compiled) the sampling result."""
     from brzozowski import BrzozowskiError, SchemaError, StateBudgetError
 
@@ -225,16 +239,16 @@ def worker(connection, front: str, max_states: int, samples: int, sample_seconds
                              "seconds": time.perf_counter() - started})
             continue
         connection.send({"status": "compiled", "seconds": time.perf_counter() - started})
-        connection.send(_sample(dfa, schema, path, samples, sample_seconds, max_bytes, seed))
+        connection.send(_sample(dfa, schema, path, samples, sample_seconds, max_bytes, seed, format_checker))
 
 
 def _sample(dfa, schema: Any, path: str, samples: int, sample_seconds: float, max_bytes: int,
-            seed: int) -> dict:
+            seed: int, format_checker: str) -> dict:
     from brzozowski import StateBudgetError
 
-    result: dict[str, Any] = {"sampled": 0, "valid": 0, "unsound": [], "note": None}
+    result: dict[str, Any] = {"sampled": 0, "valid": 0, "unsound": [], "disagreements": [], "note": None}
     try:
-        check = validator(schema)
+        check, other = validators(schema, format_checker)
     except Exception as error:
         result["note"] = f"jsonschema cannot build a validator: {type(error).__name__}: {error}"[:300]
         return result
@@ -261,6 +275,10 @@ def _sample(dfa, schema: Any, path: str, samples: int, sample_seconds: float, ma
             break
         if problem is None:
             result["valid"] += 1
+            second_opinion = check_document(other, document)
+            if second_opinion is not None:
+                result["disagreements"].append({"document": document.decode("utf-8", "backslashreplace")
+                                                [:SHOWN_DOCUMENT_BYTES], "problem": second_opinion})
         else:
             result["unsound"].append({"document": document.decode("utf-8", "backslashreplace")
                                       [:SHOWN_DOCUMENT_BYTES], "problem": problem})
@@ -280,7 +298,7 @@ class Worker:
         self.process = context.Process(
             target=worker,
             args=(child, args.front, args.max_states, args.samples, args.sample_seconds,
-                  args.max_bytes, args.seed),
+                  args.max_bytes, args.seed, args.format_checker),
             daemon=True,
         )
         self.process.start()
@@ -323,6 +341,15 @@ def run(args: argparse.Namespace) -> list[dict]:
     if args.limit:
         files = files[: args.limit]
     records: list[dict] = []
+    # Imported once here, so that every forked worker starts with the modules loaded but with no
+    # schema compiled (cheap fresh workers; term caches still cold). gc.freeze() takes the ~150,000
+    # objects of those imports (mostly jsonschema's) out of the collector's reach: otherwise a full
+    # collection traverses them and charges 0.4-0.7 s (loaded machine) to whichever compile it hits.
+    import brzozowski  # noqa: F401
+    import jsonschema  # noqa: F401
+
+    gc.freeze()
+
     current = Worker(args)
     for number, path in enumerate(files, 1):
         record: dict[str, Any] = {"path": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path),
@@ -403,11 +430,16 @@ def report(records: list[dict], args: argparse.Namespace) -> int:
         if times:
             print(f"| {label} | {len(times)} | {percentile(times, 0.5):.2f} | {percentile(times, 0.9):.2f} "
                   f"| {percentile(times, 0.99):.2f} | {max(times):.2f} |")
+    slowest = sorted(compiled, key=lambda r: -r["seconds"])[:SHOWN_SLOWEST]
+    if slowest:
+        print("\nslowest compiled: " + ", ".join(
+            f"`{Path(r['path']).name}` {1000 * r['seconds']:.1f} ms ({r.get('states', '?')} states after sampling)"
+            for r in slowest))
 
     sampled = sum(r.get("sampled", 0) for r in compiled)
     valid = sum(r.get("valid", 0) for r in compiled)
     unsound = [(r["path"], u) for r in compiled for u in r.get("unsound", [])]
-    print("\n### Soundness: sampled documents validated by jsonschema (FormatChecker)\n")
+    print(f"\n### Soundness: sampled documents validated by jsonschema (`--format-checker {args.format_checker}`)\n")
     print(f"schemas sampled: {sum(1 for r in compiled if r.get('sampled'))} of {len(compiled)} compiled; "
           f"documents: {sampled}; valid: {valid}; **unsound: {len(unsound)}**")
     notes = [(r["path"], r["note"]) for r in compiled if r.get("note")]
@@ -419,6 +451,11 @@ def report(records: list[dict], args: argparse.Namespace) -> int:
         print("\nUnsound documents (accepted by the automaton, rejected by the schema):\n")
         for path, u in unsound:
             print(f"- `{path}`: {u['problem']}\n  `{u['document']}`")
+    disagreements = [(r["path"], d) for r in compiled for d in r.get("disagreements", [])]
+    other = "generic" if args.format_checker == "draft" else "draft"
+    print(f"\nchecker disagreements (valid, but rejected by the `{other}` format checker): {len(disagreements)}")
+    for path, d in disagreements[:SHOWN_DISAGREEMENTS]:
+        print(f"- `{path}`: {d['problem']}\n  `{d['document']}`")
     crashes = [r for r in records if r["status"] == "crash"]
     for r in crashes:
         print(f"\ncrash in `{r['path']}`:\n```\n{r['traceback']}```")
@@ -435,7 +472,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to compile one schema")
     parser.add_argument("--sample-seconds", type=float, default=20.0, help="sampling budget per schema")
     parser.add_argument("--max-bytes", type=int, default=2000, help="soft length bound of a sample")
-    parser.add_argument("--max-states", type=int, default=100_000, help="state budget of the strict automata")
+    parser.add_argument("--max-states", type=int, default=100_000, help="state budget per automaton")
+    parser.add_argument("--format-checker", choices=["draft", "generic"], default="draft",
+                        help="the schema's draft's FORMAT_CHECKER, or jsonschema.FormatChecker()")
     parser.add_argument("--fresh-worker", action="store_true", help="a new worker process per schema")
     parser.add_argument("--progress", action="store_true", help="one line per schema on stderr")
     parser.add_argument("--json", type=Path, help="write the per-schema records here")
