@@ -264,12 +264,11 @@ def _lazy_documents(lazy, rng, n: int, soft_limit: int = 200) -> list[bytes]:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    """Print a schema's regex and DFA size (strict subset) or its lazy DFA (compile_json_schema),
-    the narrowings (--explain) and a few sampled documents."""
+    """Print a schema's regex and DFA size (strict subset), or with --full and the compile options its
+    lazy DFA (compile_json_schema) and the narrowings (--explain); then a few sampled documents."""
     import random
     import time
 
-    from .errors import SchemaError
     from .schema import json_schema_to_regex
     from .schema_compiler import compile_json_schema
 
@@ -278,13 +277,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
                "closed_objects": not args.open_objects, "unknown_keywords": args.unknown_keywords,
                "max_depth": args.max_depth}
     full = args.full or args.explain or args.any_whitespace or args.open_objects or tuple(
-        args.separators) != (",", ":") or args.unknown_keywords != "refuse"
-    if not full:
-        try:
-            json_schema_to_regex(schema)
-        except SchemaError as e:
-            print(f"outside the strict subset ({e.message}): compiled with compile_json_schema")
-            full = True
+        args.separators) != (",", ":") or args.unknown_keywords != "refuse" or args.max_depth != DEFAULT_MAX_DEPTH
     if full:
         notes: list[str] = []
         t0 = time.perf_counter()
@@ -494,8 +487,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _register_schema_and_demo(commands) -> None:
     """Add the `schema` and `demo` subcommands to the subparsers `commands`."""
     schema = commands.add_parser(
-        "schema", help="compile a JSON schema (strict subset: regex and DFA; otherwise compile_json_schema: "
-                       "lazy DFA, --explain) and print a few sampled documents"
+        "schema", help="compile a JSON schema: the strict subset to a regex and a DFA, or with --full (or any "
+                       "option below) JSON Schema as people write it to a lazy DFA; print a few sampled documents"
     )
     schema.add_argument("file", help="a JSON file holding the schema")
     schema.add_argument("--full", action="store_true",
