@@ -8,6 +8,7 @@ On terms it is a short recursion (all simplification happens in the smart constr
     ∂b (r·s) = ∂b r · s  |  (∂b s if r is nullable)
     ∂b (r|s) = ∂b r | ∂b s     ∂b r* = ∂b r · r*
     ∂b r{m,n} = ∂b r · r{max(m-1,0), n-1}
+    ∂b (r&s) = ∂b r & ∂b s     ∂b ~r = ~∂b r
 
 A string w is in L(r) iff the derivative of r by w (byte after byte) is nullable.
 
@@ -16,7 +17,7 @@ the same derivative, so a DFA state needs one derivative per class, not per byte
 
     C(∅) = C(ε) = {Σ}          C(S) = {S, Σ∖S}
     C(r·s) = C(r), or C(r) ∧ C(s) when r is nullable
-    C(r|s) = C(r) ∧ C(s)       C(r*) = C(r{m,n}) = C(r)
+    C(r|s) = C(r&s) = C(r) ∧ C(s)       C(r*) = C(r{m,n}) = C(~r) = C(r)
 
 where P ∧ Q is the coarsest common refinement. A partition is a tuple of non-empty, disjoint 256-bit
 sets whose union is all bytes, ordered by their lowest byte. (The classes may be finer than needed,
@@ -45,13 +46,17 @@ from .terms import (
     EPSILON,
     K_ALT,
     K_BYTES,
+    K_COMPL,
     K_CONCAT,
     K_EMPTY,
     K_EPSILON,
+    K_INTER,
     K_STAR,
     Term,
     alt,
+    compl,
     concat,
+    inter,
     repeat,
 )
 
@@ -81,6 +86,10 @@ def derivative(term: Term, b: int) -> Term:
         result = alt(*[derivative(t, b) for t in term.children])
     elif kind == K_STAR:
         result = concat(derivative(term.children[0], b), term)
+    elif kind == K_INTER:
+        result = inter(*[derivative(t, b) for t in term.children])
+    elif kind == K_COMPL:
+        result = compl(derivative(term.children[0], b))
     else:  # K_REPEAT
         body = term.children[0]
         rest = repeat(body, max(term.lo - 1, 0), None if term.hi is None else term.hi - 1)
@@ -122,20 +131,22 @@ def _classes(term: Term) -> tuple[int, ...]:
         if head.nullable:
             return meet(derivative_classes(head), derivative_classes(tail))
         return derivative_classes(head)
-    if kind == K_ALT:
+    if kind == K_ALT or kind == K_INTER:
         result = _TRIVIAL_PARTITION
         for t in term.children:
             result = meet(result, derivative_classes(t))
         return result
-    return derivative_classes(term.children[0])  # star, repeat
+    return derivative_classes(term.children[0])  # star, repeat, complement
 
 
 def alphabet_classes(term: Term) -> tuple[int, ...]:
     """The partition of the bytes that no byte set inside `term` tells apart.
 
-    Every derivative of `term`, however deep, is built from those byte sets by union and
-    intersection with other terms only, so this partition refines the derivative classes of every
-    state reachable from `term`: bytes of one class lead from every such state to the same state.
+    Every derivative of `term`, however deep, is built by the constructors from those byte sets,
+    unions and intersections of them (`alt` and `inter` merge byte-set operands), and ε, ∅ and
+    ``~∅``, which tell no bytes apart; a class of this partition lies inside or outside each of them.
+    So it refines the derivative classes of every state reachable from `term`: bytes of one class
+    lead from every such state to the same state.
     """
     partition = _TRIVIAL_PARTITION
     seen: set[int] = set()

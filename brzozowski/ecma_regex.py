@@ -45,12 +45,14 @@ from functools import lru_cache
 from .errors import SchemaError
 from .json_strings import ANY_CHAR, SCALARS, CodePoints, complement, encoded_chars, intersect, union
 from .syntax import MAX_REPEAT_COUNT
-from .terms import EMPTY, EPSILON, Term, alt, concat, repeat, star
+from .terms import EPSILON, Term, alt, concat, repeat, star
 
-__all__ = ["pattern_term"]
+__all__ = ["Piece", "parse_pattern", "pattern_term"]
 
 #: A character set as each dialect means it: (ECMA's code points, Python's code points).
 Meaning = tuple[CodePoints, CodePoints]
+#: A parsed piece of pattern: its term, and the fewest and most characters it matches (None: no limit).
+Piece = tuple[Term, int, "int | None"]
 
 _LINE_TERMINATORS: CodePoints = ((0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029))
 _ECMA_DIGIT: CodePoints = ((0x30, 0x39),)
@@ -113,45 +115,46 @@ class _Parser:
         i = self.pos + k
         return self.pattern[i] if i < len(self.pattern) else ""
 
-    def top(self) -> Term:
+    def top(self) -> Piece:
         """The whole pattern as a search: each top-level alternative with its own anchors."""
         branches = []
         while True:
             anchored_start = self.peek() == "^"
             if anchored_start:
                 self.pos += 1
-            body, anchored_end = self.alternative(top=True)
-            branches.append(concat(EPSILON if anchored_start else _ANY_STRING, body,
-                                   EPSILON if anchored_end else _ANY_STRING))
+            (body, fewest, most), anchored_end = self.alternative(top=True)
+            branches.append((concat(EPSILON if anchored_start else _ANY_STRING, body,
+                                    EPSILON if anchored_end else _ANY_STRING),
+                             fewest, most if anchored_start and anchored_end else None))
             if self.peek() != "|":
                 break
             self.pos += 1
         if self.pos != len(self.pattern):
             raise self.error("unbalanced ')'")
-        return alt(*branches)
+        return _either(branches)
 
-    def disjunction(self) -> Term:
+    def disjunction(self) -> Piece:
         branches = [self.alternative(top=False)[0]]
         while self.peek() == "|":
             self.pos += 1
             branches.append(self.alternative(top=False)[0])
-        return alt(*branches)
+        return _either(branches)
 
-    def alternative(self, top: bool) -> tuple[Term, bool]:
+    def alternative(self, top: bool) -> tuple[Piece, bool]:
         """A sequence up to ``|``, ``)`` or the end; at the top level also whether it ends with ``$``."""
-        items = []
+        items: list[Piece] = []
         while self.peek() not in ("", "|", ")"):
             if self.peek() == "$":
                 if top and self.peek(1) in ("", "|"):
                     self.pos += 1
-                    return concat(*items), True
+                    return _sequence(items), True
                 raise self.error("'$' is only supported at the end of the pattern or of a top-level alternative")
             if self.peek() == "^":
                 raise self.error("'^' is only supported at the start of the pattern or of a top-level alternative")
             items.append(self.quantified())
-        return concat(*items), False
+        return _sequence(items), False
 
-    def quantified(self) -> Term:
+    def quantified(self) -> Piece:
         atom = self.atom()
         c = self.peek()
         if c in ("*", "+", "?"):
@@ -165,7 +168,8 @@ class _Parser:
             self.pos += 1
         if self.peek() in ("*", "+", "?", "{"):
             raise self.error("a quantifier after a quantifier (possessive or doubled) is not supported")
-        return repeat(atom, lo, hi)
+        term, fewest, most = atom
+        return repeat(term, lo, hi), fewest * lo, None if most is None or hi is None else most * hi
 
     def braces(self) -> tuple[int, int | None]:
         m = re.compile(r"\{(\d+)(,(\d*))?\}").match(self.pattern, self.pos)
@@ -182,7 +186,7 @@ class _Parser:
         self.pos = m.end()
         return lo, hi
 
-    def atom(self) -> Term:
+    def atom(self) -> Piece:
         c = self.peek()
         if c == "(":
             return self.group()
@@ -196,11 +200,12 @@ class _Parser:
         if c in ("*", "+", "?"):
             raise self.error(f"nothing to repeat before {c!r}")
         if c == "{":
-            self.braces()  # raises: a literal '{' is ambiguous
+            self.braces()  # raises unless a quantifier follows: a literal '{' is ambiguous
+            raise self.error("nothing to repeat before '{'")
         self.pos += 1
         return _chars(_single(ord(c)))
 
-    def group(self) -> Term:
+    def group(self) -> Piece:
         open_at = self.pos
         self.pos += 1
         if self.peek() == "?":
@@ -298,19 +303,35 @@ class _Parser:
         return _single(ord(c))
 
 
-def _chars(meaning: Meaning) -> Term:
-    """The spellings of the characters both dialects put in the set."""
-    return encoded_chars(intersect(*meaning))
+def _chars(meaning: Meaning) -> Piece:
+    """The spellings of the characters both dialects put in the set (one character long)."""
+    return encoded_chars(intersect(*meaning)), 1, 1
+
+
+def _sequence(items: list[Piece]) -> Piece:
+    mosts = [most for _, _, most in items]
+    return (concat(*(term for term, _, _ in items)), sum(fewest for _, fewest, _ in items),
+            None if None in mosts else sum(mosts))
+
+
+def _either(branches: list[Piece]) -> Piece:
+    mosts = [most for _, _, most in branches]
+    return (alt(*(term for term, _, _ in branches)), min(fewest for _, fewest, _ in branches),
+            None if None in mosts else max(mosts))
 
 
 _ANY_STRING = star(ANY_CHAR)
 
 
-def pattern_term(pattern: str) -> Term:
-    """The JSON string *contents* (no quotes) whose decoded string the ECMA `pattern` matches (a search)."""
+def parse_pattern(pattern: str) -> Piece:
+    """The JSON string *contents* (no quotes) whose decoded string the ECMA `pattern` matches (a search;
+    ∅ when no string matches in both dialects), and the fewest and most characters such a decoded
+    string has (None: no limit)."""
     if not isinstance(pattern, str):
         raise SchemaError(f"pattern must be a string, got {pattern!r}", "", "pattern")
-    term = _Parser(pattern).top()
-    if term is EMPTY:
-        raise SchemaError(f"pattern {pattern!r}: no string matches it (in both ECMA and Python)", "", "pattern")
-    return term
+    return _Parser(pattern).top()
+
+
+def pattern_term(pattern: str) -> Term:
+    """The term of `parse_pattern`."""
+    return parse_pattern(pattern)[0]

@@ -11,13 +11,15 @@ installed). Where the language is narrower than the format, `NARROWER` says how;
 - ``duration``: ISO 8601 ``P…`` with integer components, or weeks ``PnW``.
 - ``email``: a dot-atom local part ``@`` a hostname.
 - ``hostname``: RFC 1123 labels (letters, digits, inner hyphens), at most 253 characters.
-- ``ipv4``: dotted quad without leading zeros; ``ipv6``: RFC 4291 text forms, no zone id.
+- ``ipv4``: dotted quad without leading zeros; ``ipv6``: RFC 4291 text forms (the checker refuses zone ids too).
 - ``uuid``: 8-4-4-4-12 hex digits; ``uri``, ``uri-reference``: RFC 3986.
 
 >>> from brzozowski.derivatives import matches
->>> date = format_term("date")
+>>> date, fewest, most = parse_format("date")
 >>> [matches(date, s) for s in (b"2024-02-29", b"2023-02-29", b"2023-04-31", b"2023-12-31")]
 [True, False, False, True]
+>>> fewest, most
+(10, 10)
 
 References: RFC 3339 §5.6, RFC 3986 §3 and Appendix A, RFC 4291 §2.2, RFC 1123 §2.1, RFC 5322
 §3.4.1 (dot-atom), ISO 8601 (durations).
@@ -25,10 +27,9 @@ References: RFC 3339 §5.6, RFC 3986 §3 and Appendix A, RFC 4291 §2.2, RFC 112
 
 from __future__ import annotations
 
-from .ecma_regex import pattern_term
-from .terms import Term
+from .ecma_regex import Piece, parse_pattern
 
-__all__ = ["FORMAT_PATTERNS", "NARROWER", "format_term"]
+__all__ = ["FORMAT_PATTERNS", "NARROWER", "parse_format"]
 
 _YEAR = r"(?:\d{3}[1-9]|\d{2}[1-9]\d|\d[1-9]\d{2}|[1-9]\d{3})"
 _LEAP_YEAR = r"(?:\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
@@ -112,12 +113,14 @@ NARROWER: dict[str, str] = {
              "no address literals)",
     "hostname": "hostnames have at most 3 labels of up to 63 characters or 8 labels of up to 30, "
                 "without a trailing dot",
-    "ipv6": "IPv6 addresses have no zone id",
+    "ipv6": "IPv6 addresses are written in the RFC 4291 text forms",
+    "uuid": "UUIDs are written in the 8-4-4-4-12 form only (the checker also takes extra hyphens and braces)",
     "uri": "URIs use no IPvFuture host literals",
     "uri-reference": "URI references use no IPvFuture host literals",
 }
 
 
-def format_term(name: str) -> Term:
-    """The JSON string contents (no quotes) of the strings of format `name` (a key of `FORMAT_PATTERNS`)."""
-    return pattern_term(FORMAT_PATTERNS[name])
+def parse_format(name: str) -> Piece:
+    """The JSON string contents (no quotes) of the strings of format `name` (a key of `FORMAT_PATTERNS`),
+    and the fewest and most characters they have (as `brzozowski.ecma_regex.parse_pattern`)."""
+    return parse_pattern(FORMAT_PATTERNS[name])

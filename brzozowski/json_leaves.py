@@ -1,16 +1,22 @@
 """The leaf languages of `compile_json_schema`: JSON strings, integers and numbers under their keywords.
 
 Each function returns the `Term` of the JSON *text* of the values a leaf schema allows (a string
-with its quotes, a number as written). The unconstrained languages are exactly those of the strict
-compiler in `brzozowski.schema`: strings of RFC 3629 UTF-8, raw DEL, the JSON escapes and ``\\u``
-surrogates only as high+low pairs; integers ``-?(0|[1-9][0-9]*)``; numbers with optional fraction
-and exponent.
+with its quotes, a number as written). Without keywords the languages are exactly those of the
+strict compiler in `brzozowski.schema`: strings of RFC 3629 UTF-8, raw DEL, the JSON escapes and
+``\\u`` surrogates only as high+low pairs; integers ``-?(0|[1-9][0-9]*)``; numbers with optional
+fraction and exponent. The work is done by one module per job: `brzozowski.json_numbers` (bounds,
+``multipleOf``), `brzozowski.json_strings` (the spellings of characters, lengths),
+`brzozowski.ecma_regex` (``pattern``) and `brzozowski.json_formats` (``format``).
 
 Invariant (soundness): every text a returned term matches is accepted by ``json.loads``, and the
 decoded value is valid against the keywords given (as ``jsonschema``, Draft 2020-12 with
-``FormatChecker``, decides). Where the language is narrower than the keyword, one human-readable
-line goes to `notes`; what cannot be done is refused with `SchemaError` (empty pointer: the
-caller knows where the keyword sits), never ignored.
+``FormatChecker``, decides). Where the language is narrower than the keywords, one human-readable
+line goes to `notes`; keywords that leave no value give ∅ and a note (another type or ``anyOf``
+branch may still allow something); what cannot be done is refused with `SchemaError` (empty
+pointer: the caller knows where the keyword sits), never ignored. Keywords given together
+(``pattern``, ``format`` and length bounds; ``multipleOf`` and bounds) are intersected with
+`brzozowski.terms.inter`, and a combination whose language is empty (`brzozowski.lazy.is_empty`)
+gives ∅ and a note.
 
 >>> from brzozowski.derivatives import matches
 >>> string = json_string_term()
@@ -22,12 +28,13 @@ References: RFC 8259 (JSON), RFC 3629 (UTF-8), JSON Schema Validation (draft 202
 
 from __future__ import annotations
 
+from .ecma_regex import Piece, parse_pattern
 from .errors import SchemaError
-from .ecma_regex import pattern_term
-from .json_formats import FORMAT_PATTERNS, NARROWER, format_term
+from .json_formats import FORMAT_PATTERNS, NARROWER, parse_format
 from .json_numbers import integer_term, number_term
-from .json_strings import string_term
-from .terms import Term, byte, concat
+from .json_strings import ANY_CHAR, string_term
+from .lazy import is_empty
+from .terms import EMPTY, Term, byte, concat, inter, repeat
 
 __all__ = ["FORMATS", "json_integer_term", "json_number_term", "json_string_term"]
 
@@ -42,28 +49,47 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
     """The JSON texts of the strings allowed by the string keywords.
 
     Length bounds count decoded characters (`brzozowski.json_strings`); `pattern` is an ECMA-262
-    search (`brzozowski.ecma_regex`); `format` one of `FORMATS` (`brzozowski.json_formats`). Two of
-    them together need an intersection of languages, which terms do not have yet: refused.
+    search (`brzozowski.ecma_regex`); `format` one of `FORMATS` (`brzozowski.json_formats`). Given
+    together, their languages are intersected (over the encoded text, which is exact: each language
+    holds every spelling of its decoded strings), except where the lengths a pattern or format
+    allows already lie inside the bounds.
     """
-    given = [kw for kw, value in (("pattern", pattern), ("format", format), ("minLength", None if min_length == 0 and not isinstance(min_length, bool) else min_length),
-                                  ("maxLength", max_length)) if value is not None]
-    if len(given) > 1 and given[:2] != ["minLength", "maxLength"]:
-        raise SchemaError(
-            f"{given[0]} together with {given[1]} needs an intersection of languages, which is not available "
-            f"yet: keep one of them (a pattern can often say both, e.g. ^[a-z]{{1,8}}$)", "", given[1])
+    lengths = string_term(min_length, max_length)  # checks the bounds
+    lengths_given = min_length != 0 or max_length is not None
+    parts: list[Piece] = []
     if format is not None:
         if not isinstance(format, str) or format not in FORMATS:
             raise SchemaError(f"format {format!r} is not implemented (implemented: {', '.join(sorted(FORMATS))})",
                               "", "format")
+        parts.append(parse_format(format))
         if notes is not None and format in NARROWER:
             notes.append(f"format {format}: {NARROWER[format]}")
-        return concat(_QUOTE, format_term(format), _QUOTE)
     if pattern is not None:
+        parts.append(parse_pattern(pattern))
         if notes is not None and _narrows(pattern):
-            notes.append(f"pattern: \\d, \\w, \\s, '.' and '$' take the meaning ECMA-262 and Python's re "
+            notes.append("pattern: \\d, \\w, \\s, '.' and '$' take the meaning ECMA-262 and Python's re "
                          "share (ASCII digits and word characters, no line terminators, '$' only at the end)")
-        return concat(_QUOTE, pattern_term(pattern), _QUOTE)
-    return string_term(min_length, max_length)
+    if not parts:
+        term = lengths
+    else:
+        inside = inter(*(piece[0] for piece in parts))
+        fewest = max(piece[1] for piece in parts)
+        most = min((piece[2] for piece in parts if piece[2] is not None), default=None)
+        if lengths_given and not _lengths_implied(fewest, most, min_length, max_length):
+            inside = inter(inside, repeat(ANY_CHAR, min_length, max_length))
+        term = concat(_QUOTE, inside, _QUOTE)
+    if (term is EMPTY or is_empty(term)) and notes is not None:
+        given = [k for k, v in (("pattern", pattern), ("format", format)) if v is not None]
+        given += ["minLength/maxLength"] if lengths_given else []
+        dialects = " (in both ECMA-262 and Python's re)" if pattern else ""
+        notes.append(f"{' with '.join(given)}: no string satisfies {'them' if len(given) > 1 else 'it'}{dialects}")
+        return EMPTY
+    return term
+
+
+def _lengths_implied(fewest: int, most: int | None, lo: int, hi: int | None) -> bool:
+    """Whether every string of fewest..most characters (most None: no limit) has lo..hi characters."""
+    return fewest >= lo and (hi is None or (most is not None and most <= hi))
 
 
 def _narrows(pattern: str) -> bool:

@@ -170,10 +170,9 @@ def _length(value: object, keyword: str) -> int | None:
 
 
 def string_term(min_length: object = 0, max_length: object = None) -> Term:
-    """The JSON texts (with quotes) of the strings with ``min_length ≤ len ≤ max_length``."""
+    """The JSON texts (with quotes) of the strings with ``min_length ≤ len ≤ max_length`` (∅ if none)."""
     lo = _length(min_length, "minLength") or 0
     hi = _length(max_length, "maxLength")
     if hi is not None and lo > hi:
-        raise SchemaError(f"minLength {lo} > maxLength {hi}: no string is allowed", "", "minLength")
-    body = repeat(ANY_CHAR, lo, hi)
-    return EMPTY if body is EMPTY else concat(_QUOTE, body, _QUOTE)
+        return EMPTY
+    return concat(_QUOTE, repeat(ANY_CHAR, lo, hi), _QUOTE)

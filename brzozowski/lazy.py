@@ -10,9 +10,10 @@ first time gets the next number.
 Invariants:
 
 - State 0 is the start. States are numbered in order of discovery; `term(s)` is state s's term.
-- ∅ is never a state: a transition to ∅ is `DEAD` (-1). Since the smart constructors reduce every
-  empty language to the term ∅ (there is no intersection or complement), every state is *live*:
-  it accepts, or some byte leads to a state that does.
+- No term with an empty language is a state: a transition to one is `DEAD` (-1), so every state
+  is *live*: it accepts, or some byte leads to a state that does. Without intersection or
+  complement the only such term is ∅ (an identity test); a term with them (``Term.boolean``) is
+  tested with `is_empty`.
 - A state accepts iff its term is nullable.
 - At most `max_states` states are ever created; one more raises `StateBudgetError`, so a state
   explosion (``(a|b)*a(a|b){20}`` has 2²¹ states) is an error, not a hang.
@@ -39,7 +40,7 @@ from .errors import BrzozowskiError, InputTypeError, StateBudgetError
 from .syntax import parse
 from .terms import EMPTY, Term
 
-__all__ = ["DEAD", "DEFAULT_MAX_STATES", "LazyDFA"]
+__all__ = ["DEAD", "DEFAULT_MAX_STATES", "LazyDFA", "is_empty"]
 
 DEAD = -1
 """The transition target when no string of the language continues (the derivative is ∅)."""
@@ -50,6 +51,53 @@ few thousands; 100,000 states of 256 int32 transitions is 100 MiB of tables, abo
 compiled constraint should hold. Pass ``max_states`` to raise or lower it."""
 
 _UNKNOWN = -2  # a transition not computed yet
+
+
+def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
+    """Whether the language of `term` is empty: no derivative reachable from it is nullable.
+
+    Exact. A term without intersection or complement answers at once (it is empty iff it is ∅);
+    otherwise a breadth-first search over one derivative per derivative class stops at the first
+    nullable (or intersection-free, non-∅) term. The answer is memoized on every term the search
+    settles (``Term.empty``): all terms explored by a search that found nothing, the path to what
+    it found otherwise. More than `max_states` terms explored raise `StateBudgetError`.
+
+    >>> from brzozowski.syntax import parse
+    >>> is_empty(parse("a") & parse("b")), is_empty(parse("a*") & ~parse("a")), is_empty(EMPTY)
+    (True, False, True)
+    >>> is_empty(parse("(ab)*") & parse("(ba)*") & parse(".+"))
+    True
+    """
+    if not term.boolean:
+        return term is EMPTY
+    if term.empty is not None:
+        return term.empty
+    parent: dict[Term, Term | None] = {term: None}
+    queue = [term]
+    for t in queue:  # the queue grows while it is read: breadth first
+        if t.empty is False or t.nullable or not t.boolean:  # not ∅: it went in as no operand is
+            found: Term | None = t
+            while found is not None:
+                found.empty = False
+                found = parent[found]
+            return False
+        if t.empty:
+            continue
+        for bits in derivative_classes(t):
+            representative = (bits & -bits).bit_length() - 1
+            if (t.first >> representative) & 1:
+                successor = derivative(t, representative)
+                if successor is not EMPTY and successor not in parent:
+                    if len(parent) >= max_states:
+                        raise StateBudgetError(
+                            f"deciding whether a term is empty explored more than {max_states} "
+                            "derivatives (the state budget); pass a larger max_states"
+                        )
+                    parent[successor] = t
+                    queue.append(successor)
+    for t in parent:
+        t.empty = True
+    return True
 
 
 class _ClassMap:
@@ -102,12 +150,13 @@ class LazyDFA:
 
     def __init__(self, pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES) -> None:
         term = pattern if isinstance(pattern, Term) else parse(pattern)
-        if term is EMPTY:
-            raise BrzozowskiError("the term ∅ has an empty language: no automaton state exists")
         if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)):
             raise InputTypeError(f"max_states is a whole number of states, not {max_states!r:.40}")
         if max_states < 1:
             raise BrzozowskiError(f"max_states must be at least 1, not {max_states}")
+        if is_empty(term, max_states):
+            raise BrzozowskiError(f"the term {_abbreviated(term)} has an empty language: "
+                                  "no automaton state exists")
         self.max_states = max_states
         alphabet = _class_map(alphabet_classes(term))
         self._alphabet = alphabet.representatives
@@ -198,7 +247,7 @@ class LazyDFA:
                 return target
             representative = self._maps[state].representatives[index]
             successor = derivative(self._terms[state], representative)
-            if successor is EMPTY:
+            if successor is EMPTY or (successor.boolean and is_empty(successor, self.max_states)):
                 target = DEAD
             else:
                 target = self._numbers.get(successor)
@@ -224,3 +273,8 @@ class LazyDFA:
         )
         self._rows.append(None)
         return number
+
+
+def _abbreviated(term: Term, limit: int = 60) -> str:
+    text = str(term)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,7 +1,7 @@
 """Regular-expression terms: immutable, interned (hash-consed), always in normal form.
 
 A `Term` denotes a set of byte strings. Terms are built only through the smart constructors below
-(`byte_set`, `literal`, `concat`, `alt`, `star`, `repeat`), each of which returns a *normal form*
+(`byte_set`, `literal`, `concat`, `alt`, `star`, `repeat`, `inter`, `compl`), each of which returns a *normal form*
 in the sense of Owens, Reppy and Turon (2009):
 
 - alternation is flattened, its operands de-duplicated and sorted (by term id), all byte-set operands
@@ -9,15 +9,22 @@ in the sense of Owens, Reppy and Turon (2009):
 - concatenation is right-nested, drops ε and collapses to ∅ when either side is ∅;
 - ``(r*)* = r*``, ``ε* = ∅* = ε``, ``(ε|r)* = r*``;
 - a bounded repeat ``r{m,n}`` stays one node; ``r{0,0} = ε``, ``r{1,1} = r``, ``r{0,1} = r|ε``,
-  ``r{0,} = r*``, and a nullable ``r`` makes ``r{m,n} = r{0,n}``.
+  ``r{0,} = r*``, and a nullable ``r`` makes ``r{m,n} = r{0,n}``;
+- intersection ``r & s`` is flattened, de-duplicated and sorted like alternation, its byte-set
+  operands intersected into one; ``r & ∅ = ∅``, ``r & ~∅ = r``, ``ε & r`` is ε or ∅ (as r is
+  nullable or not), and an intersection that no byte can start is ε or ∅ (as it is nullable or not);
+- complement ``~r`` (all byte strings not in r): ``~~r = r``, ``~∅ = [\x00-\xff]*`` and back.
 
 Invariants:
 
 - **Interning.** Two calls that build the same normal form return the same object, so identity is
   equality and a term can key a dict in O(1). Every term has a unique `id` (creation order).
-- **No empty language in disguise.** The only term whose language is empty is `EMPTY`: every
-  constructor collapses ∅ operands. (There is no intersection or complement.) So a derivative is ∅
-  exactly when it *is* `EMPTY`, which is what makes every lazily built DFA state live.
+- **Empty languages.** A term *without* intersection or complement has an empty language exactly
+  when it is `EMPTY` (every constructor collapses ∅ operands). With them, an empty language can hide
+  in a non-∅ term (``a & b`` is caught by `inter`, ``a & ~a`` is not):
+  `brzozowski.lazy.is_empty` decides it by a search over derivatives. `boolean` (computed at
+  construction) says whether a term has an intersection or complement inside, so that terms without
+  one never pay for the search.
 - `nullable` (does the language contain the empty string?) is computed once, at construction.
 
 Byte sets are 256-bit Python ints: bit ``b`` set means byte ``b`` is in the set.
@@ -39,13 +46,16 @@ from __future__ import annotations
 
 __all__ = [
     "ALL_BYTES",
+    "ANYTHING",
     "EMPTY",
     "EPSILON",
     "Term",
     "alt",
     "byte",
     "byte_set",
+    "compl",
     "concat",
+    "inter",
     "intern_table_size",
     "literal",
     "repeat",
@@ -53,7 +63,7 @@ __all__ = [
 ]
 
 # Kinds of term. Small ints so that interning keys are cheap tuples.
-K_EMPTY, K_EPSILON, K_BYTES, K_CONCAT, K_ALT, K_STAR, K_REPEAT = range(7)
+K_EMPTY, K_EPSILON, K_BYTES, K_CONCAT, K_ALT, K_STAR, K_REPEAT, K_INTER, K_COMPL = range(9)
 
 ALL_BYTES = (1 << 256) - 1
 """The byte set of all 256 bytes."""
@@ -62,15 +72,26 @@ ALL_BYTES = (1 << 256) - 1
 class Term:
     """One interned regex term. Do not call the constructor: use the smart constructors.
 
-    `first` is the set of bytes some string of the language starts with (exact, because no term
-    but ∅ has an empty language): the derivative by any other byte is ∅.
+    `first` holds every byte that some string of the language starts with: the derivative by any
+    other byte is ∅. It is exact for terms without intersection or complement; with them it may
+    hold more (``first(a & ~a)`` is ``{a}``, ``first(~r)`` is every byte).
 
-    Fields by kind: `bits` (byte set); `children` (concat: ``(head, tail)``; alt: the operands;
-    star and repeat: ``(body,)``); `lo`, `hi` (repeat bounds, ``hi=None`` for unbounded).
+    Fields by kind: `bits` (byte set); `children` (concat: ``(head, tail)``; alt and inter: the
+    operands; star, repeat and compl: ``(body,)``); `lo`, `hi` (repeat bounds, ``hi=None`` for
+    unbounded). `boolean`: an intersection or complement occurs in the term. `empty`: whether the
+    language is empty, once `brzozowski.lazy.is_empty` has found out (None before).
+
+    Operators build terms with the smart constructors: ``r & s`` (`inter`), ``r | s`` (`alt`),
+    ``~r`` (`compl`), ``r + s`` (`concat`).
+
+    >>> a, b = byte(ord("a")), byte(ord("b"))
+    >>> (a + b) | ~a, a & (a | b), star(a) & ~a, ~~a is a
+    (Term(~a|ab), Term(a), Term(a*&~a), True)
     """
 
     __slots__ = (
-        "kind", "id", "nullable", "first", "bits", "children", "lo", "hi", "derivatives", "classes"
+        "kind", "id", "nullable", "first", "bits", "children", "lo", "hi", "derivatives", "classes",
+        "boolean", "empty",
     )
 
     kind: int
@@ -83,6 +104,8 @@ class Term:
     hi: int | None
     derivatives: dict[int, Term]
     classes: tuple[int, ...] | None
+    boolean: bool
+    empty: bool | None
 
     def __repr__(self) -> str:
         return f"Term({self})"
@@ -95,6 +118,18 @@ class Term:
 
     def __copy__(self) -> Term:
         return self
+
+    def __and__(self, other: Term) -> Term:
+        return inter(self, other) if isinstance(other, Term) else NotImplemented
+
+    def __or__(self, other: Term) -> Term:
+        return alt(self, other) if isinstance(other, Term) else NotImplemented
+
+    def __add__(self, other: Term) -> Term:
+        return concat(self, other) if isinstance(other, Term) else NotImplemented
+
+    def __invert__(self) -> Term:
+        return compl(self)
 
     def __deepcopy__(self, memo: object) -> Term:
         return self
@@ -123,6 +158,8 @@ def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, chil
         term.hi = hi
         term.derivatives = {}
         term.classes = None
+        term.boolean = kind >= K_INTER or any(child.boolean for child in children)
+        term.empty = None
         _TABLE[key] = term
     return term
 
@@ -235,6 +272,57 @@ def repeat(term: Term, lo: int, hi: int | None) -> Term:
 
 
 # ----------------------------------------------------------------------------------------------
+# Intersection and complement (Owens, Reppy and Turon 2009, §4.1, with ~∅ written [\x00-\xff]*).
+
+ANYTHING = star(byte_set(ALL_BYTES))
+"""``[\x00-\xff]*`` = ``~∅``: every byte string."""
+
+
+def inter(*terms: Term) -> Term:
+    """Intersection ``r1 & r2 & … & rn``: the strings in every operand; ``~∅`` is the empty one."""
+    operands: dict[int, Term] = {}
+    bits = ALL_BYTES
+    has_bytes = False
+    for term in terms:
+        for t in term.children if term.kind == K_INTER else (term,):  # flatten
+            if t is EMPTY:
+                return EMPTY
+            if t.kind == K_BYTES:
+                bits &= t.bits
+                has_bytes = True
+            elif t is not ANYTHING:
+                operands[t.id] = t
+    if has_bytes:
+        if not bits:
+            return EMPTY
+        merged = byte_set(bits)
+        operands[merged.id] = merged
+    if len(operands) <= 1:
+        return next(iter(operands.values())) if operands else ANYTHING
+    ordered = tuple([operands[i] for i in sorted(operands)])
+    nullable = all(t.nullable for t in ordered)
+    if EPSILON.id in operands:  # ε & r is ε if r is nullable, else ∅
+        return EPSILON if nullable else EMPTY
+    first = ALL_BYTES
+    for t in ordered:
+        first &= t.first
+    if not first:  # no byte can start a string of every operand: only ε may be left
+        return EPSILON if nullable else EMPTY
+    return _make((K_INTER, *sorted(operands)), K_INTER, nullable, first, children=ordered)
+
+
+def compl(term: Term) -> Term:
+    """Complement ``~r``: every byte string not in the language of r."""
+    if term.kind == K_COMPL:
+        return term.children[0]
+    if term is EMPTY:
+        return ANYTHING
+    if term is ANYTHING:
+        return EMPTY
+    return _make((K_COMPL, term.id), K_COMPL, not term.nullable, ALL_BYTES, children=(term,))
+
+
+# ----------------------------------------------------------------------------------------------
 # Printing: a compact dump in regex-like syntax, for humans and notebooks (not re-parsed).
 
 def _show(term: Term) -> str:
@@ -252,6 +340,10 @@ def _show(term: Term) -> str:
             rest = alt(*(t for t in term.children if t is not EPSILON))
             return _show_operand(rest, K_STAR) + "?"
         return "|".join(_show_operand(t, K_ALT) for t in term.children)
+    if kind == K_INTER:
+        return "&".join(_show_operand(t, K_INTER) for t in term.children)
+    if kind == K_COMPL:
+        return "~" + _show_operand(term.children[0], K_STAR)
     body = _show_operand(term.children[0], K_STAR)
     if kind == K_STAR:
         return body + "*"
@@ -272,9 +364,13 @@ def _concat_parts(term: Term) -> list[Term]:
 
 def _show_operand(term: Term, context: int) -> str:
     text = _show(term)
+    # Binding, loosest first: |, &, concatenation, ~ (prefix), the postfix quantifiers.
     needs_parens = (
-        (term.kind == K_ALT and EPSILON not in term.children and context in (K_CONCAT, K_STAR))
-        or (term.kind in (K_CONCAT, K_ALT) and context == K_STAR)
+        (term.kind == K_ALT and EPSILON not in term.children
+         and context in (K_CONCAT, K_STAR, K_INTER))
+        or (term.kind in (K_CONCAT, K_ALT, K_INTER) and context == K_STAR)
+        or (term.kind == K_INTER and context == K_CONCAT)
+        or (term.kind == K_COMPL and context == K_STAR)
     )
     return f"({text})" if needs_parens else text
 

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 from ..derivatives import derivative_of_string
 from ..errors import VocabularyError
+from ..lazy import is_empty
 from ..syntax import parse
 from ..terms import EMPTY, Term
 
@@ -40,10 +41,10 @@ __all__ = ["Oracle", "is_dead"]
 def is_dead(term: Term) -> bool:
     """Whether no string continues `term`: its language is empty.
 
-    Derivatives that cannot match anything are built as the empty term ∅, so this is an identity
-    test; a term algebra whose empty languages take other shapes (intersections) changes this line.
+    Without intersection or complement a derivative that cannot match anything is the term ∅ and
+    this is an identity test; with them, `brzozowski.lazy.is_empty` searches the derivatives.
     """
-    return term is EMPTY
+    return is_empty(term)
 
 
 class Oracle:
