@@ -46,10 +46,10 @@ from typing import Any
 from .derivatives import derivative, matches
 from .errors import BrzozowskiError, SchemaError, SchemaProblem
 from .json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
-from .lazy import DEFAULT_MAX_STATES, LazyDFA
+from .lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
 from .schema_merge import ANNOTATIONS, Unmergeable, json_equal, merge_schemas
 from .schema_refs import SchemaIndex, child_base, pointer_append
-from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, literal, repeat, star
+from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, inter, literal, repeat, star
 
 __all__ = ["DEFAULT_MAX_DEPTH", "MAX_WHITESPACE", "compile_json_schema", "explain_json_schema",
            "json_schema_term"]
@@ -267,8 +267,7 @@ class _Compiler:
                 return self.refuse(e.pointer, e.keyword, e.message)
             return self.term(target, target_ptr, target_base, depth, types)
         if "$ref" in node or "allOf" in node:
-            merged = self.merge([node], ptr, base)
-            return EMPTY if merged is None else self.term(merged, ptr, base, depth, types)
+            return self.merged_term([node], ptr, base, depth, types)
         if "anyOf" in node:
             return self._union(node, "anyOf", ptr, base, depth, types)
         if "oneOf" in node:
@@ -289,8 +288,7 @@ class _Compiler:
         if "if" in node and (node["if"] is False or _is_true(node["if"])):
             chosen = node.get("then" if node["if"] is not False else "else", True)
             rest = {k: v for k, v in node.items() if k not in ("if", "then", "else")}
-            merged = self.merge([rest, chosen], ptr, base)
-            return EMPTY if merged is None else self.term(merged, ptr, base, depth, types)
+            return self.merged_term([rest, chosen], ptr, base, depth, types)
         if "if" in node and ("then" in node or "else" in node):
             return self.refuse(pointer_append(ptr, "if"), "if",
                                f"if/then/else {_ISSUE_12}; write anyOf of the two cases with disjoint "
@@ -302,7 +300,21 @@ class _Compiler:
 
     # -- combinators without intersection ---------------------------------------------------------
 
-    def merge(self, parts: list[Any], ptr: str, base: str, own: int = 1) -> Any:
+    def merged_term(self, parts: list[Any], ptr: str, base: str, depth: int,
+                    types: frozenset = _ALL_TYPES, own: int = 1) -> Term:
+        """The term of all of `parts`: merged structurally, or, where that would need an
+        intersection, each flattened part compiled alone and the terms intersected (sound: each
+        part's language is within what that part allows)."""
+        merged = self.merge(parts, ptr, base, own, intersect=True)
+        if merged is None:
+            return EMPTY
+        if isinstance(merged, _Pieces):
+            self.note(ptr, f"allOf: {merged.reason}: the parts are compiled apart and intersected "
+                           "(each object part keeps its own property order)")
+            return inter(*(self.term(piece, ptr, base, depth, types) for piece in merged.pieces))
+        return self.term(merged, ptr, base, depth, types)
+
+    def merge(self, parts: list[Any], ptr: str, base: str, own: int = 1, intersect: bool = False) -> Any:
         """`parts` resolved ($ref, allOf flattened) and merged structurally, or None (refused).
 
         The first `own` parts are the keywords of the schema at `ptr` itself; the others are its
@@ -361,6 +373,9 @@ class _Compiler:
         try:
             merged = merge_schemas(flat)
         except Unmergeable as e:
+            if intersect:
+                self._keep.append(flat)  # the pieces are new dicts: alive, so their ids stay unique
+                return _Pieces(flat, e.reason)
             self.refuse(pointer_append(ptr, "allOf"), e.keyword,
                         f"allOf: {e.reason}; {_ISSUE_12} — merge the parts by hand")
             return None
@@ -379,9 +394,7 @@ class _Compiler:
             if _is_true(rest):
                 terms.append(self.term(branch, bptr, base, depth, types))
             else:
-                merged = self.merge([rest, branch], bptr, base)
-                if merged is not None:
-                    terms.append(self.term(merged, bptr, base, depth, types))
+                terms.append(self.merged_term([rest, branch], bptr, base, depth, types))
         return alt(*terms)
 
     def _types_of(self, node: Any, base: str, hops: int = 0) -> frozenset:
@@ -466,9 +479,9 @@ class _Compiler:
         self._keep.append(rest)
         others = self.term(rest, ptr, base, depth, types - {"object"})
         objects = frozenset({"object"})
-        absent = self.merge([rest, {"properties": {name: False}}], ptr, base, own=2)
-        present = self.merge([rest, {"required": [name]}, schema], ptr, base, own=2)
-        return alt(others, *(self.term(s, ptr, base, depth, objects) for s in (absent, present) if s is not None))
+        absent = self.merged_term([rest, {"properties": {name: False}}], ptr, base, depth, objects, own=2)
+        present = self.merged_term([rest, {"required": [name]}, schema], ptr, base, depth, objects, own=2)
+        return alt(others, absent, present)
 
     # -- one schema without combinators: each keyword applies to its own type ------------------------
 
@@ -680,11 +693,8 @@ class _Compiler:
             self.refuse(where, "contains", "contains beside prefixItems: write the matching item into "
                                            "prefixItems instead")
             return None
-        merged = self.merge([items, node["contains"]], where, base, own=0) if items is not True else node["contains"]
-        if merged is None:
-            return None
         self.note(where, f"the {at_least} item(s) that match contains are written first")
-        return [self.term(merged, where, base, depth - 1)] * at_least
+        return [self._merged_term([items, node["contains"]], where, base, depth - 1)] * at_least
 
     def _sequence(self, prefix: list[Term], rest: Term, least: int, most: int | None) -> Term:
         """``[`` p1, p2, …, then items of `rest` ``]``, least..most items in all."""
@@ -762,8 +772,7 @@ class _Compiler:
         return self._members(members, [index[r] for r in required], needs, others, least, most)
 
     def _merged_term(self, parts: list[Any], ptr: str, base: str, depth: int) -> Term:
-        merged = self.merge(parts, ptr, base, own=0)
-        return EMPTY if merged is None else self.term(merged, ptr, base, depth)
+        return self.merged_term(parts, ptr, base, depth, own=0)
 
     def _name_matches(self, name: str, pattern: str) -> bool:
         """Whether the property name matches a patternProperties regex (when unsure: yes, the safe side)."""
@@ -915,6 +924,14 @@ class _Compiler:
         return memo
 
 
+class _Pieces:
+    """The flattened parts of an allOf that do not merge structurally, and why."""
+
+    def __init__(self, pieces: list[Any], reason: str) -> None:
+        self.pieces = pieces
+        self.reason = reason
+
+
 _ANY: dict = {}  # the schema of any JSON value; one object, so "any value" is memoized once per depth
 
 
@@ -950,7 +967,7 @@ def _compile(schema: Any, separators: tuple[str, str], any_whitespace: bool, clo
         problems = list(compiler.problems.values())
         first = problems[0]
         raise SchemaError(first.message, first.pointer, first.keyword, problems=problems)
-    if term is EMPTY:
+    if is_empty(term):
         raise SchemaError(f"no document satisfies this schema within max_depth={max_depth} (a "
                           "contradiction, or a recursion that can never end)", "", None)
     if any_whitespace:

@@ -165,6 +165,8 @@ CASES = [
      [b'[1]', b'[]'], [b'[1,2]', b'["a"]']),
     ({"allOf": [{"prefixItems": [{}], "unevaluatedItems": False}], "maxItems": 3}, {},
      [b'[1]'], [b'[1,2]']),
+    ({"allOf": [{"pattern": "a"}, {"pattern": "b", "maxLength": 3}], "type": "string"}, {},
+     [b'"ab"', b'"ba"', b'"xab"'], [b'"a"', b'"b"', b'"abxy"']),
     ({"allOf": [{"prefixItems": [{"minimum": 3}]}], "items": {"minimum": 5}}, {},
      [b'[5,6]'], [b'[3,5]', b'[3]']),
     ({"type": "object", "x-vendor": 1, "javaType": "Foo", "properties": {"a": {"type": "null"}}},
