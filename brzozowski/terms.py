@@ -85,8 +85,8 @@ class Term:
     ``~r`` (`compl`), ``r + s`` (`concat`).
 
     >>> a, b = byte(ord("a")), byte(ord("b"))
-    >>> (a + b) | ~a, a & (a | b), star(a) & ~a, ~~a is a
-    (Term(~a|ab), Term(a), Term(a*&~a), True)
+    >>> (a + b) | ~a is ~a | (a + b), a & (a | b), star(a) & ~a, ~~a is a
+    (True, Term(a), Term(a*&~a), True)
     """
 
     __slots__ = (
