@@ -29,6 +29,7 @@ from .sampling import SamplingParams, distribution, sample
 from .schema import json_schema_to_regex
 from .schema_compiler import DEFAULT_MAX_DEPTH, compile_json_schema, explain_json_schema
 from .syntax import MAX_REPEAT_COUNT, parse
+from .terms import Term, alt, compl, concat, inter
 from .vocab import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
 from .vocabulary import VocabTrie, Vocabulary, vocab_trie
 
@@ -51,18 +52,23 @@ __all__ = [
     "SchemaError",
     "SchemaProblem",
     "StateBudgetError",
+    "Term",
     "TokenError",
     "TokenIndex",
     "VocabTrie",
     "Vocabulary",
     "VocabularyError",
+    "alt",
     "apply_mask",
     "bytes_to_unicode",
     "check_golden",
     "compile_json_schema",
+    "compl",
+    "concat",
     "constrained_sample",
     "distribution",
     "explain_json_schema",
+    "inter",
     "json_schema_to_regex",
     "load_tiktoken_vocab",
     "load_vocab",

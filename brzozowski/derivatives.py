@@ -144,7 +144,7 @@ def alphabet_classes(term: Term) -> tuple[int, ...]:
 
     Every derivative of `term`, however deep, is built by the constructors from those byte sets,
     unions and intersections of them (`alt` and `inter` merge byte-set operands), and ε, ∅ and
-    ``~∅``, which tell no bytes apart; a class of this partition lies inside or outside each of them.
+    ``~∅``, which tell no bytes apart; a class of this partition lies inside or outside each one.
     So it refines the derivative classes of every state reachable from `term`: bytes of one class
     lead from every such state to the same state.
     """

@@ -1,8 +1,8 @@
 """Regular-expression terms: immutable, interned (hash-consed), always in normal form.
 
 A `Term` denotes a set of byte strings. Terms are built only through the smart constructors below
-(`byte_set`, `literal`, `concat`, `alt`, `star`, `repeat`, `inter`, `compl`), each of which returns a *normal form*
-in the sense of Owens, Reppy and Turon (2009):
+(`byte_set`, `literal`, `concat`, `alt`, `star`, `repeat`, `inter`, `compl`), each of which
+returns a *normal form* in the sense of Owens, Reppy and Turon (2009):
 
 - alternation is flattened, its operands de-duplicated and sorted (by term id), all byte-set operands
   merged into one, ∅ dropped, and ε dropped when another operand is already nullable;
@@ -85,8 +85,8 @@ class Term:
     ``~r`` (`compl`), ``r + s`` (`concat`).
 
     >>> a, b = byte(ord("a")), byte(ord("b"))
-    >>> (a + b) | ~a is ~a | (a + b), a & (a | b), star(a) & ~a, ~~a is a
-    (True, Term(a), Term(a*&~a), True)
+    >>> ~(a + b), a & (a | b), ~~a is a, (star(a) & ~a) is inter(compl(a), star(a))
+    (Term(~(ab)), Term(a), True, True)
     """
 
     __slots__ = (

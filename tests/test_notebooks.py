@@ -27,6 +27,7 @@ EXPECTED_PICTURES = {
     "03_token_masks.ipynb": (1, 2),
     "04_json_schema.ipynb": (3, 1),
     "05_constrained_generation.ipynb": (0, 2),
+    "06_intersection_complement.ipynb": (3, 0),
 }
 CELL_TIMEOUT_SECONDS = 120  # a runaway cell fails instead of hanging (each notebook takes 8-20 s)
 
