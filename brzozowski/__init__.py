@@ -17,6 +17,7 @@ from .errors import (
     RegexSyntaxError,
     SamplingParamsError,
     SchemaError,
+    SchemaProblem,
     StateBudgetError,
     TokenError,
     VocabularyError,
@@ -26,6 +27,7 @@ from .lazy import DEFAULT_MAX_STATES, LazyDFA
 from .masks import TokenIndex
 from .sampling import SamplingParams, distribution, sample
 from .schema import json_schema_to_regex
+from .schema_compiler import DEFAULT_MAX_DEPTH, compile_json_schema, explain_json_schema
 from .syntax import MAX_REPEAT_COUNT, parse
 from .terms import Term, alt, compl, concat, inter
 from .vocab import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
@@ -34,6 +36,7 @@ from .vocabulary import VocabTrie, Vocabulary, vocab_trie
 __all__ = [
     "__version__",
     "DEAD",
+    "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_STATES",
     "DFA",
     "MAX_REPEAT_COUNT",
@@ -47,6 +50,7 @@ __all__ = [
     "SamplingParams",
     "SamplingParamsError",
     "SchemaError",
+    "SchemaProblem",
     "StateBudgetError",
     "Term",
     "TokenError",
@@ -58,10 +62,12 @@ __all__ = [
     "apply_mask",
     "bytes_to_unicode",
     "check_golden",
+    "compile_json_schema",
     "compl",
     "concat",
     "constrained_sample",
     "distribution",
+    "explain_json_schema",
     "inter",
     "json_schema_to_regex",
     "load_tiktoken_vocab",

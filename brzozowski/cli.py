@@ -30,6 +30,7 @@ from . import __version__
 from .dfa import regex_to_dfa
 from .errors import BrzozowskiError, GoldenError, StateBudgetError
 from .lazy import DEFAULT_MAX_STATES
+from .schema_compiler import DEFAULT_MAX_DEPTH
 
 __all__ = ["main"]
 
@@ -232,14 +233,67 @@ def _random_documents(dfa, rng, n: int, soft_limit: int = 80) -> list[bytes]:
     return docs
 
 
+def _lazy_documents(lazy, rng, n: int, soft_limit: int = 200) -> list[bytes]:
+    """`n` random documents of a LazyDFA: walks over random successor states that stop only in
+    accepting states; past `soft_limit` bytes, a breadth-first search finishes on a shortest path."""
+    from .dfa import DEAD
+
+    docs = []
+    for _ in range(n):
+        state, out = lazy.start, bytearray()
+        while len(out) < soft_limit:
+            row = lazy.row(state)
+            targets = sorted({int(t) for t in row} - {DEAD})
+            if lazy.is_accepting(state) and (not targets or rng.random() < 0.25):
+                break
+            target = rng.choice(targets)
+            out.append(rng.choice([b for b in range(256) if row[b] == target]))
+            state = target
+        else:
+            paths, seen = {state: b""}, [state]
+            while not lazy.is_accepting(state):
+                state = seen.pop(0)
+                row = lazy.row(state)
+                for b in range(256):
+                    if row[b] != DEAD and int(row[b]) not in paths:
+                        paths[int(row[b])] = paths[state] + bytes([b])
+                        seen.append(int(row[b]))
+            out += paths[state]
+        docs.append(bytes(out))
+    return docs
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
-    """Print a schema's regex, its DFA's size and a few documents sampled from the DFA."""
+    """Print a schema's regex and DFA size (strict subset), or with --full and the compile options its
+    lazy DFA (compile_json_schema) and the narrowings (--explain); then a few sampled documents."""
     import random
     import time
 
     from .schema import json_schema_to_regex
+    from .schema_compiler import compile_json_schema
 
     schema = _read_schema(args.file)
+    options = {"separators": tuple(args.separators), "any_whitespace": args.any_whitespace,
+               "closed_objects": not args.open_objects, "unknown_keywords": args.unknown_keywords,
+               "max_depth": args.max_depth}
+    full = args.full or args.explain or args.any_whitespace or args.open_objects or tuple(
+        args.separators) != (",", ":") or args.unknown_keywords != "refuse" or args.max_depth != DEFAULT_MAX_DEPTH
+    if full:
+        notes: list[str] = []
+        t0 = time.perf_counter()
+        lazy = compile_json_schema(schema, max_states=args.max_states, notes=notes, **options)
+        t1 = time.perf_counter()
+        shown = ", ".join(f"{k}={v!r}" for k, v in options.items())
+        print(f"compile_json_schema({shown}): lazy DFA built in {1e3 * (t1 - t0):.1f} ms")
+        if args.explain:
+            print(f"where the language is narrower than the schema ({len(notes)}):")
+            for line in notes:
+                print("  " + line)
+        if args.n:
+            print(f"{args.n} documents sampled from the lazy DFA (random walks, seed {args.seed}):")
+            for doc in _lazy_documents(lazy, random.Random(args.seed), args.n):
+                print("  " + doc.decode("utf-8"))
+        return 0
     t0 = time.perf_counter()
     regex = json_schema_to_regex(schema)
     t1 = time.perf_counter()
@@ -433,9 +487,24 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _register_schema_and_demo(commands) -> None:
     """Add the `schema` and `demo` subcommands to the subparsers `commands`."""
     schema = commands.add_parser(
-        "schema", help="compile a JSON schema (subset) to a regex and a DFA; print both and a few sampled documents"
+        "schema", help="compile a JSON schema: the strict subset to a regex and a DFA, or with --full (or any "
+                       "option below) JSON Schema as people write it to a lazy DFA; print a few sampled documents"
     )
     schema.add_argument("file", help="a JSON file holding the schema")
+    schema.add_argument("--full", action="store_true",
+                        help="use compile_json_schema even when the schema is in the strict subset")
+    schema.add_argument("--explain", action="store_true",
+                        help="list every place where the language is narrower than the schema (JSON pointers)")
+    schema.add_argument("--separators", nargs=2, default=[",", ":"], metavar=("ITEM", "KEY"),
+                        help="the item and key separators, written exactly (default ',' ':')")
+    schema.add_argument("--any-whitespace", action="store_true",
+                        help="allow JSON whitespace in every gap (bounded per gap)")
+    schema.add_argument("--open-objects", action="store_true",
+                        help="JSON Schema's meaning of a missing additionalProperties (default: closed objects)")
+    schema.add_argument("--unknown-keywords", choices=("refuse", "ignore"), default="refuse",
+                        help="what to do with keywords outside JSON Schema (default refuse)")
+    schema.add_argument("--max-depth", type=_non_negative, default=DEFAULT_MAX_DEPTH,
+                        help=f"nesting bound for recursive $ref and any JSON value (default {DEFAULT_MAX_DEPTH})")
     schema.add_argument("-n", type=_non_negative, default=3, help="how many documents to sample (default 3)")
     schema.add_argument("--seed", type=int, default=0, help="the seed of the sampled documents")
     schema.add_argument("--max-states", type=_positive, default=DEFAULT_MAX_STATES, help="the state budget")

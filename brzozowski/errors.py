@@ -14,6 +14,9 @@ RegexSyntaxError
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NamedTuple
+
 
 class BrzozowskiError(ValueError):
     """Base class of every error this library raises on bad input."""
@@ -52,18 +55,47 @@ class StateBudgetError(BrzozowskiError):
     """Building the automaton would need more states than the budget allows (a state explosion)."""
 
 
+class SchemaProblem(NamedTuple):
+    """One refused or malformed place of a schema: where (JSON pointer), which keyword, and why."""
+
+    pointer: str
+    keyword: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.pointer if self.pointer else "(root)"
+        return f"{self.message} at {where}"
+
+
 class SchemaError(BrzozowskiError):
     """A JSON schema that is malformed or uses a keyword outside the supported subset.
 
-    `pointer` is the JSON pointer (RFC 6901) of the offending place, `keyword` the keyword, if any.
+    `pointer` is the JSON pointer (RFC 6901) of the offending place, `keyword` the keyword, if any,
+    and `message` what was wrong. `problems` lists every refused place found in one pass (one
+    `SchemaProblem` each, the first being `pointer`/`keyword`/`message`): a compiler that collects
+    them raises one error naming all of them, so a user fixes a schema in one round.
+
+    >>> e = SchemaError("x", "/a", "pattern", problems=[SchemaProblem("/a", "pattern", "x"),
+    ...                                                  SchemaProblem("/b", "oneOf", "y")])
+    >>> print(e)
+    2 problems in the schema:
+      x at /a
+      y at /b
     """
 
-    def __init__(self, message: str, pointer: str, keyword: str | None = None) -> None:
+    def __init__(self, message: str, pointer: str, keyword: str | None = None, *,
+                 problems: Sequence[SchemaProblem] | None = None) -> None:
         self.message = message
         self.pointer = pointer
         self.keyword = keyword
-        where = pointer if pointer else "(root)"
-        super().__init__(f"{message} at {where}")
+        self.problems: tuple[SchemaProblem, ...] = (
+            tuple(problems) if problems else (SchemaProblem(pointer, keyword, message),)
+        )
+        if len(self.problems) == 1:
+            super().__init__(str(self.problems[0]))
+        else:
+            lines = "\n".join(f"  {problem}" for problem in self.problems)
+            super().__init__(f"{len(self.problems)} problems in the schema:\n{lines}")
 
 
 class VocabularyError(BrzozowskiError):

@@ -1,0 +1,1029 @@
+"""JSON Schema as people write it, compiled to terms: `compile_json_schema(schema) -> LazyDFA`.
+
+The strict front door, `brzozowski.schema.json_schema_to_regex`, keeps the specification's subset.
+This one takes the schemas people write (``$ref``/``$defs``, no ``type``, open objects, bounds,
+formats) and builds the *term* of the JSON texts directly with the smart constructors of
+`brzozowski.terms`: no regex text in between, so intersection and complement (issue 12) can slot
+into the same recursion.
+
+Invariant (soundness): every document the automaton accepts is JSON that ``jsonschema``
+(Draft 2020-12, with ``FormatChecker``) finds valid. The language is narrower than the schema only
+in ways written down in `notes` (what ``brzozowski schema --explain`` prints, each with its JSON
+pointer): listed properties in schema order and other properties after them, nesting bounded by
+``max_depth``, the chosen separators and whitespace, closed objects, and the leaves' narrowings.
+A keyword that cannot be compiled exactly is refused; every refused place of the schema is collected
+into one `SchemaError` (see `SchemaError.problems`), never ignored.
+
+How the JSON values are written:
+
+- ``separators=(item, key)``: written exactly, as ``json.dumps`` does (``(", ", ": ")`` is its default).
+  ``any_whitespace=True`` instead allows JSON whitespace wherever JSON does, at most
+  `MAX_WHITESPACE` bytes per gap, so a model cannot loop forever in whitespace.
+- Property names, ``enum`` and ``const`` strings are spelled the two ways ``json.dumps`` spells them
+  (``ensure_ascii`` escapes, or raw UTF-8).
+- Listed properties come in schema order, then the other properties (where allowed) with distinct
+  plain-ASCII first characters in ascending order: no key can repeat (JSON keeps the last of two
+  equal keys, which would bypass a schema or a count), so ``minProperties``/``maxProperties`` count
+  exactly. Beside listed names, other keys are plain ASCII without escapes, never a listed name.
+- ``closed_objects=True``: an object schema that lists properties and does not say
+  ``additionalProperties`` gets only its listed properties (what tool calling wants).
+
+>>> lazy = compile_json_schema({"type": "object", "properties": {"n": {"type": "integer"}},
+...                             "required": ["n"]}, separators=(", ", ": "))
+>>> lazy.matches(b'{"n": 3}'), lazy.matches(b'{"n":3}')
+(True, False)
+
+References: JSON Schema Core and Validation, draft 2020-12 (https://json-schema.org/draft/2020-12);
+RFC 8259 (JSON); RFC 6901 (JSON Pointer).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .derivatives import derivative, matches
+from .errors import BrzozowskiError, SchemaError, SchemaProblem
+from .json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
+from .lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
+from .schema_merge import ANNOTATIONS, Unmergeable, json_equal, merge_schemas
+from .schema_refs import SchemaIndex, child_base, pointer_append
+from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, inter, literal, repeat, star
+
+__all__ = ["DEFAULT_MAX_DEPTH", "MAX_WHITESPACE", "compile_json_schema", "explain_json_schema",
+           "json_schema_term"]
+
+DEFAULT_MAX_DEPTH = 8
+"""How deeply arrays and objects may nest in a document of a recursive schema or of "any JSON value".
+A bounded nesting is what makes those languages regular; 8 covers the tool calls, configs and
+Pydantic trees of the corpus, and the lazy DFA only builds the states a generation visits."""
+
+MAX_WHITESPACE = 20
+"""The most whitespace bytes per gap with ``any_whitespace=True``: enough for a newline and the
+indentation of pretty-printed JSON 4 levels deep (indent 4), and a bound on how long a model can
+stall in whitespace."""
+
+#: JSON's whitespace bytes (RFC 8259 §2): space, tab, line feed, carriage return.
+_WHITESPACE_BITS = sum(1 << b for b in b" \t\n\r")
+#: The bytes of other property names: printable ASCII except the quote and the backslash.
+_PLAIN_KEY_BITS = sum(1 << b for b in range(0x20, 0x7F)) & ~((1 << 0x22) | (1 << 0x5C))
+#: The slots of other properties: the empty key, then each plain-ASCII first character, ascending.
+_FIRST_CHARACTERS = [None] + [b for b in range(0x20, 0x7F) if (_PLAIN_KEY_BITS >> b) & 1]
+
+TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
+_ALL_TYPES = frozenset(TYPES)
+
+_STRING_KEYWORDS = ("minLength", "maxLength", "pattern", "format")
+_NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+_ARRAY_KEYWORDS = ("items", "prefixItems", "additionalItems", "minItems", "maxItems", "contains",
+                   "minContains", "maxContains", "uniqueItems", "unevaluatedItems")
+_OBJECT_KEYWORDS = ("properties", "required", "additionalProperties", "patternProperties",
+                    "propertyNames", "minProperties", "maxProperties", "dependentRequired",
+                    "dependentSchemas", "dependencies", "unevaluatedProperties")
+#: Keywords that apply subschemas to the instance in place (their annotations reach
+#: unevaluatedProperties).
+_IN_PLACE = ("$ref", "allOf", "anyOf", "oneOf", "if", "dependentSchemas", "dependencies", "not",
+             "$dynamicRef", "$recursiveRef")
+_NUMBER_ARGUMENTS = {"minimum": "minimum", "maximum": "maximum", "exclusiveMinimum": "exclusive_minimum",
+                     "exclusiveMaximum": "exclusive_maximum", "multipleOf": "multiple_of"}
+_APPLICATORS = ("$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "type", "enum", "const")
+_HANDLED = frozenset(_STRING_KEYWORDS + _NUMBER_KEYWORDS + _ARRAY_KEYWORDS + _OBJECT_KEYWORDS + _APPLICATORS)
+
+#: Standard keywords refused whatever `unknown_keywords` says, with what to write instead.
+_REFUSED = {
+    "$dynamicRef": "write a plain $ref to the definition",
+    "$recursiveRef": "write a plain $ref to the definition",
+}
+#: The formats of JSON Schema's vocabulary (draft 2020-12 §7.3): one that the leaves do not
+#: implement is refused (``FormatChecker`` may check it); any other format name is unknown.
+_STANDARD_FORMATS = frozenset({
+    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname",
+    "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template",
+    "json-pointer", "relative-json-pointer", "regex",
+})
+_ISSUE_12 = "needs intersection or complement of languages (issue 12), not available yet"
+
+
+def _is_true(schema: Any) -> bool:
+    return schema is True or (isinstance(schema, dict) and not (set(schema) - ANNOTATIONS))
+
+
+def _key_spellings(name: str) -> Term:
+    """The JSON text of the string `name`, spelled as ``json.dumps`` does with and without ensure_ascii."""
+    spellings = [json.dumps(name).encode()]
+    try:
+        spellings.append(json.dumps(name, ensure_ascii=False).encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate has no raw UTF-8 spelling
+        pass
+    return alt(*(literal(s) for s in spellings))
+
+
+def _plain_keys_except(names: list[str]) -> Term:
+    """Quoted plain-ASCII keys (no escapes) that are none of `names`, built on the trie of `names`."""
+    trie: dict = {}
+    for name in names:
+        node = trie
+        for b in name.encode("utf-8"):
+            node = node.setdefault(b, {})
+        node[None] = True
+    anything = star(byte_set(_PLAIN_KEY_BITS))
+
+    def outside(node: dict) -> Term:
+        children = [b for b in node if b is not None]
+        leave = byte_set(_PLAIN_KEY_BITS & ~sum(1 << b for b in children))
+        return alt(EMPTY if None in node else EPSILON, concat(leave, anything),
+                   *(concat(byte(b), outside(node[b])) for b in children if (_PLAIN_KEY_BITS >> b) & 1))
+
+    return concat(byte(0x22), outside(trie), byte(0x22))
+
+
+class _Writer:
+    """The punctuation of the JSON text: separators and optional whitespace, as terms."""
+
+    def __init__(self, separators: tuple[str, str], any_whitespace: bool) -> None:
+        if (not isinstance(separators, (tuple, list)) or len(separators) != 2
+                or not all(isinstance(s, str) for s in separators)
+                or separators[0].strip(" \t\n\r") != "," or separators[1].strip(" \t\n\r") != ":"):
+            raise BrzozowskiError(f"separators must be (item, key) like (', ', ': '): a comma and a "
+                                  f"colon with JSON whitespace around them, not {separators!r}")
+        self.any_whitespace = any_whitespace
+        if any_whitespace:
+            self.ws = repeat(byte_set(_WHITESPACE_BITS), 0, MAX_WHITESPACE)
+            self.item_sep = concat(self.ws, byte(ord(",")), self.ws)
+            self.key_sep = concat(self.ws, byte(ord(":")), self.ws)
+            self.canonical = (",", ":")
+        else:
+            self.ws = EPSILON
+            self.item_sep = literal(separators[0].encode())
+            self.key_sep = literal(separators[1].encode())
+            self.canonical = (separators[0], separators[1])
+
+    def container(self, opening: str, inside: Term, empty_ok: bool, closing: str) -> Term:
+        """``opening`` `inside` ``closing`` (`inside` non-empty), or the empty container if allowed."""
+        o, c = byte(ord(opening)), byte(ord(closing))
+        empty = concat(o, self.ws, c) if empty_ok else EMPTY
+        return alt(empty, concat(o, self.ws, inside, self.ws, c))
+
+    def text(self, value: Any) -> bytes:
+        """The canonical JSON text of `value` in this writing (raises TypeError/ValueError)."""
+        return json.dumps(value, separators=self.canonical, allow_nan=False).encode()
+
+    def value(self, value: Any) -> Term:
+        """The JSON texts of `value`: its keys and strings spelled both ways, this writer's punctuation."""
+        if isinstance(value, str):
+            return _key_spellings(value)
+        if isinstance(value, list):
+            if not value:
+                return self.container("[", EMPTY, True, "]")
+            items = [self.value(v) for v in value]
+            inside = concat(items[0], *(concat(self.item_sep, t) for t in items[1:]))
+            return self.container("[", inside, False, "]")
+        if isinstance(value, dict):
+            if not value:
+                return self.container("{", EMPTY, True, "}")
+            members = [concat(_key_spellings(k), self.key_sep, self.value(v)) for k, v in value.items()]
+            inside = concat(members[0], *(concat(self.item_sep, m) for m in members[1:]))
+            return self.container("{", inside, False, "}")
+        return literal(json.dumps(value, allow_nan=False).encode())
+
+
+class _Compiler:
+    """One pass over a schema; `ptr` is always the JSON pointer of the node at hand, `depth` how
+    many more levels of arrays and objects may nest, `types` the JSON types still in question."""
+
+    def __init__(self, root: Any, writer: _Writer, closed_objects: bool, unknown_keywords: str,
+                 max_depth: int) -> None:
+        if unknown_keywords not in ("refuse", "ignore"):
+            raise BrzozowskiError(f"unknown_keywords must be 'refuse' or 'ignore', not {unknown_keywords!r}")
+        if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
+            raise BrzozowskiError(f"max_depth must be a non-negative integer, not {max_depth!r}")
+        self.index = SchemaIndex(root)
+        self.w = writer
+        self.closed = closed_objects
+        self.ignore_unknown = unknown_keywords == "ignore"
+        self.max_depth = max_depth
+        self.problems: dict[tuple[str, str | None], SchemaProblem] = {}
+        self.notes: dict[str, None] = {}
+        self._memo: dict[tuple, Term] = {}
+        self._active: set[tuple] = set()
+        self._keep: list[Any] = []  # merged schemas: alive, so their ids stay unique in the memo
+
+    # -- bookkeeping ----------------------------------------------------------------------------
+
+    def refuse(self, ptr: str, keyword: str | None, message: str) -> Term:
+        self.problems.setdefault((ptr, keyword), SchemaProblem(ptr, keyword, message))
+        return EMPTY
+
+    def note(self, ptr: str, text: str) -> None:
+        self.notes.setdefault(f"{ptr or '(root)'}: {text}", None)
+
+    # -- the recursion ----------------------------------------------------------------------------
+
+    def term(self, node: Any, ptr: str, base: str, depth: int, types: frozenset = _ALL_TYPES) -> Term:
+        if node is True:
+            return self.any_value(depth, types)
+        if node is False:
+            return EMPTY
+        if not isinstance(node, dict):
+            return self.refuse(ptr, None, f"a schema must be an object or true/false, got {json.dumps(node)[:40]}")
+        key = (id(node), base, depth, types)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if key in self._active or len(self._active) > 400:
+            return self.refuse(ptr, "$ref", "this $ref chain loops back to itself without an array or "
+                                            "object in between: no document can ever end; break the cycle")
+        self._active.add(key)
+        try:
+            result = self._schema(node, ptr, child_base(base, node), depth, types)
+        finally:
+            self._active.discard(key)
+        self._memo[key] = result
+        return result
+
+    def any_value(self, depth: int, types: frozenset = _ALL_TYPES) -> Term:
+        return self.term(_ANY, "", self.index.root_base, depth, types)
+
+    def _schema(self, node: dict, ptr: str, base: str, depth: int, types: frozenset) -> Term:
+        for key in node:
+            if key in ANNOTATIONS or key in _HANDLED:
+                continue
+            where = pointer_append(ptr, key)
+            if key in _REFUSED:
+                self.refuse(where, key, f"{key} is not supported: {_REFUSED[key]}")
+            elif self.ignore_unknown:
+                self.note(where, f"unknown keyword {key!r} ignored (unknown_keywords='ignore')")
+            else:
+                self.refuse(where, key, f"unknown keyword {key!r}: remove it, or pass "
+                                        "unknown_keywords='ignore' to ignore keywords outside JSON Schema")
+        if "allOf" in node and not isinstance(node["allOf"], list):
+            return self.refuse(pointer_append(ptr, "allOf"), "allOf", "allOf must be a list of schemas")
+        if "$ref" in node and "allOf" not in node and _is_true({k: v for k, v in node.items() if k != "$ref"}):
+            where = pointer_append(ptr, "$ref")
+            try:
+                target, target_ptr, target_base = self.index.resolve(node["$ref"], base, where)
+            except SchemaError as e:
+                return self.refuse(e.pointer, e.keyword, e.message)
+            return self.term(target, target_ptr, target_base, depth, types)
+        if "$ref" in node or "allOf" in node:
+            return self.merged_term([node], ptr, base, depth, types)
+        if "anyOf" in node:
+            return self._union(node, "anyOf", ptr, base, depth, types)
+        if "oneOf" in node:
+            if not self._disjoint(node["oneOf"], base):
+                return self.refuse(pointer_append(ptr, "oneOf"), "oneOf",
+                                   f"oneOf with branches that may overlap {_ISSUE_12}; write anyOf "
+                                   "if the branches cannot overlap, or give them different types "
+                                   "or a const discriminator property")
+            self.note(pointer_append(ptr, "oneOf"), "oneOf compiled as anyOf: the branches are disjoint")
+            return self._union(node, "oneOf", ptr, base, depth, types)
+        if "not" in node:
+            negated = node["not"]
+            if _is_true(negated):
+                return EMPTY
+            if negated is not False:
+                return self.refuse(pointer_append(ptr, "not"), "not",
+                                   f"not {_ISSUE_12}; write the allowed values positively (enum, type)")
+        if "if" in node and (node["if"] is False or _is_true(node["if"])):
+            chosen = node.get("then" if node["if"] is not False else "else", True)
+            rest = {k: v for k, v in node.items() if k not in ("if", "then", "else")}
+            return self.merged_term([rest, chosen], ptr, base, depth, types)
+        if "if" in node and ("then" in node or "else" in node):
+            return self.refuse(pointer_append(ptr, "if"), "if",
+                               f"if/then/else {_ISSUE_12}; write anyOf of the two cases with disjoint "
+                               "conditions (e.g. a const discriminator)")
+        dependent = self._dependent_schemas(node)
+        if dependent and "object" in types:
+            return self._split_dependent(node, dependent, ptr, base, depth, types)
+        return self._flat(node, ptr, base, depth, types)
+
+    # -- combinators without intersection ---------------------------------------------------------
+
+    def merged_term(self, parts: list[Any], ptr: str, base: str, depth: int,
+                    types: frozenset = _ALL_TYPES, own: int = 1) -> Term:
+        """The term of all of `parts`: merged structurally, or, where that would need an
+        intersection, each flattened part compiled alone and the terms intersected (sound: each
+        part's language is within what that part allows)."""
+        merged = self.merge(parts, ptr, base, own, intersect=True)
+        if merged is None:
+            return EMPTY
+        if isinstance(merged, _Pieces):
+            self.note(ptr, f"allOf: {merged.reason}: the parts are compiled apart and intersected "
+                           "(each object part keeps its own property order)")
+            return inter(*(self.term(piece, ptr, base, depth, types) for piece in merged.pieces))
+        return self.term(merged, ptr, base, depth, types)
+
+    def merge(self, parts: list[Any], ptr: str, base: str, own: int = 1, intersect: bool = False) -> Any:
+        """`parts` resolved ($ref, allOf flattened) and merged structurally, or None (refused).
+
+        The first `own` parts are the keywords of the schema at `ptr` itself; the others are its
+        subschemas, whose ``unevaluatedProperties`` sees only their own properties: it becomes
+        their ``additionalProperties`` before the merge.
+        """
+        flat: list[Any] = []
+        seen: set[int] = set()
+
+        def flatten(part: Any, at: str, part_base: str, top: bool) -> bool:
+            if isinstance(part, bool):
+                flat.append(part)
+                return True
+            if not isinstance(part, dict):
+                self.refuse(at, None, f"a schema must be an object or true/false, got {json.dumps(part)[:40]}")
+                return False
+            if id(part) in seen:
+                self.refuse(at, "$ref", "allOf/$ref loops back to itself: this schema includes itself")
+                return False
+            seen.add(id(part))
+            part_base = child_base(part_base, part)
+            if part_base != base:
+                self.refuse(at, "allOf", "allOf or $ref siblings across schemas with different $id "
+                                         "bases cannot be merged; inline the referenced schema")
+                return False
+            rest = {k: v for k, v in part.items() if k not in ("$ref", "allOf")
+                    and (k in _HANDLED or k in _REFUSED or not self.ignore_unknown)}
+            for unevaluated, plain in (("unevaluatedProperties", "additionalProperties"),
+                                       ("unevaluatedItems", "items")):
+                if top or unevaluated not in rest:
+                    continue
+                if any(k in part for k in _IN_PLACE) or isinstance(rest.get("items"), list):
+                    self.refuse(pointer_append(at, unevaluated), unevaluated,
+                                f"{unevaluated} in a referenced or combined schema that has "
+                                f"applicators of its own: write {plain} instead")
+                    return False
+                rest.setdefault(plain, rest.pop(unevaluated))
+            flat.append(rest)
+            if "$ref" in part:
+                where = pointer_append(at, "$ref")
+                try:
+                    target, target_ptr, target_base = self.index.resolve(part["$ref"], part_base, where)
+                except SchemaError as e:
+                    self.refuse(e.pointer, e.keyword, e.message)
+                    return False
+                if not flatten(target, target_ptr, part_base if target_base == base else target_base, False):
+                    return False
+            for i, sub in enumerate(part.get("allOf", [])):
+                if not flatten(sub, pointer_append(pointer_append(at, "allOf"), i), part_base, False):
+                    return False
+            return True
+
+        for i, part in enumerate(parts):
+            if not flatten(part, ptr, base, i < own):
+                return None
+        try:
+            merged = merge_schemas(flat)
+        except Unmergeable as e:
+            if intersect:
+                self._keep.append(flat)  # the pieces are new dicts: alive, so their ids stay unique
+                return _Pieces(flat, e.reason)
+            self.refuse(pointer_append(ptr, "allOf"), e.keyword,
+                        f"allOf: {e.reason}; {_ISSUE_12} — merge the parts by hand")
+            return None
+        self._keep.append(merged)
+        return merged
+
+    def _union(self, node: dict, keyword: str, ptr: str, base: str, depth: int, types: frozenset) -> Term:
+        branches = node[keyword]
+        where = pointer_append(ptr, keyword)
+        if not isinstance(branches, list) or not branches:
+            return self.refuse(where, keyword, f"{keyword} must be a non-empty list of schemas")
+        rest = {k: v for k, v in node.items() if k != keyword}
+        terms = []
+        for i, branch in enumerate(branches):
+            bptr = pointer_append(where, i)
+            if _is_true(rest):
+                terms.append(self.term(branch, bptr, base, depth, types))
+            else:
+                terms.append(self.merged_term([rest, branch], bptr, base, depth, types))
+        return alt(*terms)
+
+    def _types_of(self, node: Any, base: str, hops: int = 0) -> frozenset:
+        """The JSON types a schema can possibly allow (an over-approximation)."""
+        if node is False:
+            return frozenset()
+        if not isinstance(node, dict) or hops > 20:
+            return _ALL_TYPES
+        found = _ALL_TYPES
+        if isinstance(node.get("type"), (str, list)):
+            found = _expand(node["type"])
+        if "const" in node:
+            found &= frozenset(_type_of(node["const"]))
+        if isinstance(node.get("enum"), list):
+            found &= frozenset(t for v in node["enum"] for t in _type_of(v))
+        if "$ref" in node:
+            try:
+                target, _, target_base = self.index.resolve(node["$ref"], child_base(base, node))
+            except SchemaError:
+                return found
+            found &= self._types_of(target, target_base, hops + 1)
+        for sub in node.get("allOf", []) if isinstance(node.get("allOf"), list) else []:
+            found &= self._types_of(sub, base, hops + 1)
+        return found
+
+    def _disjoint(self, branches: Any, base: str) -> bool:
+        """Whether no instance can match two of `branches`: for each pair, their possible types do
+        not meet, or both are objects that require one property with disjoint const/enum values
+        (a discriminator, as Pydantic writes tagged unions)."""
+        if not isinstance(branches, list):
+            return False
+        types = [self._types_of(branch, base) for branch in branches]
+        tags = [self._tags(branch, base) for branch in branches]
+        objects = frozenset({"object"})
+        for i in range(len(branches)):
+            for j in range(i):
+                if not types[i] & types[j]:
+                    continue
+                if not (types[i] | types[j]) <= objects:
+                    return False
+                if not any(not any(json_equal(a, b) for a in tags[i][k] for b in tags[j][k])
+                           for k in tags[i].keys() & tags[j].keys()):
+                    return False
+        return True
+
+    def _tags(self, branch: Any, base: str) -> dict[str, list[Any]]:
+        """The required properties of a branch whose values are a const or an enum: name -> values."""
+        for _ in range(20):
+            if not isinstance(branch, dict) or "$ref" not in branch:
+                break
+            try:
+                branch, _, base = self.index.resolve(branch["$ref"], child_base(base, branch))
+            except SchemaError:
+                return {}
+        if not isinstance(branch, dict) or not isinstance(branch.get("properties"), dict):
+            return {}
+        required = branch.get("required", [])
+        tags = {}
+        for name, schema in branch["properties"].items():
+            values = self._finite_values(schema, base) if isinstance(required, list) and name in required else None
+            if values is not None:
+                tags[name] = values
+        return tags
+
+    def _dependent_schemas(self, node: dict) -> dict[str, Any]:
+        found = {}
+        for keyword in ("dependentSchemas", "dependencies"):
+            value = node.get(keyword)
+            if isinstance(value, dict):
+                found.update({name: s for name, s in value.items()
+                              if isinstance(s, (dict, bool)) and not _is_true(s)})
+        return found
+
+    def _split_dependent(self, node: dict, dependent: dict, ptr: str, base: str, depth: int,
+                         types: frozenset) -> Term:
+        """Objects with the first dependent name absent, or present and valid against its schema."""
+        name, schema = next(iter(dependent.items()))
+        rest = dict(node)
+        for keyword in ("dependentSchemas", "dependencies"):
+            if isinstance(rest.get(keyword), dict) and isinstance(rest[keyword].get(name), (dict, bool)):
+                rest[keyword] = {k: v for k, v in rest[keyword].items() if k != name}
+        self._keep.append(rest)
+        others = self.term(rest, ptr, base, depth, types - {"object"})
+        objects = frozenset({"object"})
+        absent = self.merged_term([rest, {"properties": {name: False}}], ptr, base, depth, objects, own=2)
+        present = self.merged_term([rest, {"required": [name]}, schema], ptr, base, depth, objects, own=2)
+        return alt(others, absent, present)
+
+    # -- one schema without combinators: each keyword applies to its own type ------------------------
+
+    def _flat(self, node: dict, ptr: str, base: str, depth: int, types: frozenset) -> Term:
+        if "type" in node:
+            given = node["type"]
+            names = [given] if isinstance(given, str) else given
+            if not isinstance(names, list) or not all(isinstance(n, str) and n in TYPES for n in names):
+                return self.refuse(pointer_append(ptr, "type"), "type",
+                                   f"type must be one of {', '.join(TYPES)} or a list of them, got {given!r}")
+            types = types & _expand(names)
+        if "enum" in node or "const" in node:
+            return self._values(node, ptr, base, depth, types)
+        terms = []
+        if "null" in types:
+            terms.append(literal(b"null"))
+        if "boolean" in types:
+            terms.append(alt(literal(b"true"), literal(b"false")))
+        if "number" in types or "integer" in types:
+            terms.append(self._number(node, ptr, "number" if "number" in types else "integer"))
+        if "string" in types:
+            terms.append(self._string(node, ptr))
+        if "array" in types:
+            terms.append(self._array(node, ptr, base, depth))
+        if "object" in types:
+            terms.append(self._object(node, ptr, base, depth))
+        return alt(*terms)
+
+    def _values(self, node: dict, ptr: str, base: str, depth: int, types: frozenset) -> Term:
+        """enum/const: the listed values that also satisfy the schema's other keywords, as written."""
+        candidates: list[tuple[Any, str]] = []
+        if "enum" in node:
+            values = node["enum"]
+            if not isinstance(values, list):
+                return self.refuse(pointer_append(ptr, "enum"), "enum", f"enum must be a list, got {values!r}")
+            candidates = [(v, pointer_append(pointer_append(ptr, "enum"), i)) for i, v in enumerate(values)]
+        if "const" in node:
+            const = node["const"]
+            if "enum" in node:
+                candidates = [(v, p) for v, p in candidates if json_equal(v, const)]
+            else:
+                candidates = [(const, pointer_append(ptr, "const"))]
+        rest = {k: v for k, v in node.items() if k not in ("enum", "const")}
+        self._keep.append(rest)
+        others = self.term(rest, ptr, base, depth, types)
+        kept: list[Term] = []
+        for value, where in candidates:
+            try:
+                text = self.w.text(value)
+            except (TypeError, ValueError) as e:
+                self.refuse(where, "enum" if "enum" in node else "const", f"not a JSON value ({e})")
+                continue
+            if matches(others, text):
+                kept.append(self.w.value(value))
+            else:
+                self.note(where, "this value is not written: it fails the schema's other keywords as "
+                                 "written (type, bounds, property order, depth)")
+        if not kept:
+            self.note(ptr, "no enum/const value is allowed here: nothing is written")
+        return alt(*kept)
+
+    # -- leaves (brzozowski.json_leaves) ------------------------------------------------------------
+
+    def _leaf(self, ptr: str, build, **keywords) -> Term:
+        notes: list[str] = []
+        try:
+            term = build(notes=notes, **keywords)
+        except SchemaError as e:
+            return self.refuse(pointer_append(ptr, e.keyword) if e.keyword else ptr, e.keyword, e.message)
+        for text in notes:
+            self.note(ptr, text)
+        return term
+
+    def _string(self, node: dict, ptr: str) -> Term:
+        fmt = node.get("format")
+        if fmt is not None and fmt not in FORMATS:
+            where = pointer_append(ptr, "format")
+            if fmt in _STANDARD_FORMATS or not self.ignore_unknown:
+                return self.refuse(where, "format", f"format {fmt!r} is not supported (supported: "
+                                                    f"{', '.join(sorted(FORMATS)) or 'none yet'}); "
+                                                    "remove it or write a pattern")
+            self.note(where, f"unknown format {fmt!r} ignored (validators ignore it too)")
+            fmt = None
+        for keyword in ("minLength", "maxLength"):
+            if keyword in node and (isinstance(node[keyword], bool) or not isinstance(node[keyword], int)
+                                    or node[keyword] < 0):
+                return self.refuse(pointer_append(ptr, keyword), keyword,
+                                   f"{keyword} must be a non-negative integer, got {node[keyword]!r}")
+        return self._leaf(ptr, json_string_term, min_length=node.get("minLength", 0),
+                          max_length=node.get("maxLength"), pattern=node.get("pattern"), format=fmt)
+
+    def _number(self, node: dict, ptr: str, kind: str) -> Term:
+        given = {keyword: node.get(keyword) for keyword in _NUMBER_KEYWORDS}
+        for plain, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
+            if given[exclusive] is True:  # draft 4: a flag that makes minimum/maximum exclusive
+                given[exclusive], given[plain] = given[plain], None
+            elif given[exclusive] is False:
+                given[exclusive] = None
+        bounds: dict[str, Any] = {}
+        for keyword, value in given.items():
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return self.refuse(pointer_append(ptr, keyword), keyword, f"{keyword} must be a number, got {value!r}")
+            bounds[_NUMBER_ARGUMENTS[keyword]] = value
+        build = json_number_term if kind == "number" else json_integer_term
+        return self._leaf(ptr, build, **bounds)
+
+    # -- arrays --------------------------------------------------------------------------------------
+
+    def _count(self, node: dict, ptr: str, keyword: str) -> int | None:
+        value = node.get(keyword)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):
+            self.refuse(pointer_append(ptr, keyword), keyword, f"{keyword} must be a non-negative integer, got {value!r}")
+            return None
+        return int(value)
+
+    def _array(self, node: dict, ptr: str, base: str, depth: int) -> Term:
+        if depth == 0:
+            if node is not _ANY:  # "any value" is bounded everywhere: the root note says so
+                self.note(ptr, f"arrays nested deeper than max_depth={self.max_depth} are not written")
+            return EMPTY
+        least = self._count(node, ptr, "minItems") or 0
+        most = self._count(node, ptr, "maxItems")
+        prefix: list[tuple[Any, str]] = []
+        items: Any = node.get("items", node.get("unevaluatedItems", True))
+        items_ptr = pointer_append(ptr, "items")
+        if isinstance(items, list):  # draft 4-7: items is the tuple, additionalItems the rest
+            prefix = [(s, pointer_append(items_ptr, i)) for i, s in enumerate(items)]
+            items, items_ptr = node.get("additionalItems", node.get("unevaluatedItems", True)), pointer_append(ptr, "additionalItems")
+        elif isinstance(node.get("prefixItems"), list):
+            prefix = [(s, pointer_append(pointer_append(ptr, "prefixItems"), i))
+                      for i, s in enumerate(node["prefixItems"])]
+        if items is False:
+            most = len(prefix) if most is None else min(most, len(prefix))
+        unique = node.get("uniqueItems") is True and (most is None or most > 1)
+        if unique and (prefix or "contains" in node):
+            return self.refuse(pointer_append(ptr, "uniqueItems"), "uniqueItems",
+                               "uniqueItems: true beside prefixItems or contains can fail (two equal "
+                               "items) and is not a regular constraint; write maxItems: 1 or drop it")
+        prefix_terms = [self.term(s, p, base, depth - 1) for s, p in prefix]
+        rest = EMPTY if items is False else self.term(items, items_ptr, base, depth - 1)
+        if unique:
+            return self._unique(node, ptr, base, items, rest, least, most)
+        if "contains" in node:
+            contained = self._contains(node, ptr, base, depth, prefix, items)
+            if contained is None:
+                return EMPTY
+            prefix_terms = contained + prefix_terms
+            least = max(least, len(contained))
+        return self._sequence(prefix_terms, rest, least, most)
+
+    def _unique(self, node: dict, ptr: str, base: str, items: Any, rest: Term, least: int,
+                most: int | None) -> Term:
+        """uniqueItems: the items fill distinct slots in a fixed order, so no two can be equal: one
+        slot per value of a finite enum, else one per kind (null, true, false, a number, an array,
+        an object, the empty string, a string per plain-ASCII first character)."""
+        values = self._finite_values(items, base)
+        if values is not None:
+            slots = [self.w.value(v) for v in values if matches(rest, self.w.text(v))]
+            self.note(pointer_append(ptr, "uniqueItems"), "uniqueItems: each allowed value at most once, "
+                                                          "in the order of the enum")
+        else:
+            slots = [literal(word) if matches(rest, word) else EMPTY for word in (b"null", b"true", b"false")]
+            slots.append(alt(*(concat(byte(d), derivative(rest, d)) for d in b"-0123456789")))
+            slots += [concat(byte(b), derivative(rest, b)) for b in b"[{"]
+            slots.append(literal(b'""') if matches(rest, b'""') else EMPTY)
+            inside = derivative(rest, 0x22)
+            slots += [concat(byte(0x22), byte(c), derivative(inside, c)) for c in _FIRST_CHARACTERS[1:]]
+            self.note(pointer_append(ptr, "uniqueItems"), "uniqueItems: at most one null, true, false, "
+                      "number, array and object; strings start with distinct plain-ASCII characters, ascending")
+        slots = [slot for slot in slots if slot is not EMPTY]
+        cap = min(max(least, 1 if most is None else most + 1), len(slots) + 1)
+        inside = self._others(slots, cap, least, most)[0, True, 0]
+        return self.w.container("[", inside, least == 0, "]")
+
+    def _finite_values(self, schema: Any, base: str) -> list[Any] | None:
+        """The distinct values of an enum/const schema (through plain $refs), or None."""
+        for _ in range(20):
+            if not isinstance(schema, dict):
+                return None
+            if "enum" in schema and isinstance(schema["enum"], list):
+                values = schema["enum"] if "const" not in schema else [schema["const"]]
+                return [v for i, v in enumerate(values) if not any(json_equal(v, w) for w in values[:i])]
+            if "const" in schema:
+                return [schema["const"]]
+            if "$ref" not in schema:
+                return None
+            try:
+                schema, _, base = self.index.resolve(schema["$ref"], child_base(base, schema))
+            except SchemaError:
+                return None
+        return None
+
+    def _contains(self, node: dict, ptr: str, base: str, depth: int, prefix: list, items: Any) -> list[Term] | None:
+        """The items that satisfy ``contains``, written first (minContains of them)."""
+        where = pointer_append(ptr, "contains")
+        at_least = self._count(node, ptr, "minContains")
+        at_least = 1 if at_least is None else at_least
+        if "maxContains" in node:
+            self.refuse(pointer_append(ptr, "maxContains"), "maxContains",
+                        f"maxContains {_ISSUE_12} (items that do not match contains); drop it")
+            return None
+        if at_least == 0:
+            return []
+        if prefix:
+            self.refuse(where, "contains", "contains beside prefixItems: write the matching item into "
+                                           "prefixItems instead")
+            return None
+        self.note(where, f"the {at_least} item(s) that match contains are written first")
+        return [self._merged_term([items, node["contains"]], where, base, depth - 1)] * at_least
+
+    def _sequence(self, prefix: list[Term], rest: Term, least: int, most: int | None) -> Term:
+        """``[`` p1, p2, …, then items of `rest` ``]``, least..most items in all."""
+        if most is not None and most < least:
+            return EMPTY
+        sep = self.w.item_sep
+        usable = len(prefix) if most is None else min(len(prefix), most)
+        # tail: what may follow once i items are written, built from i = usable down to i = 1.
+        tail = repeat(concat(sep, rest), max(least - usable, 0), None if most is None else most - usable)
+        for i in range(usable - 1, 0, -1):
+            step = concat(sep, prefix[i], tail)
+            tail = alt(EPSILON, step) if i >= least else step
+        if usable:
+            first = concat(prefix[0], tail)
+        elif most == 0:
+            first = EMPTY
+        else:
+            first = concat(rest, repeat(concat(sep, rest), max(least - 1, 0), None if most is None else most - 1))
+        return self.w.container("[", first, least == 0, "]")
+
+    # -- objects -------------------------------------------------------------------------------------
+
+    def _object(self, node: dict, ptr: str, base: str, depth: int) -> Term:
+        if depth == 0:
+            if node is not _ANY:  # "any value" is bounded everywhere: the root note says so
+                self.note(ptr, f"objects nested deeper than max_depth={self.max_depth} are not written")
+            return EMPTY
+        props = node.get("properties", {})
+        required = node.get("required", [])
+        patterns = node.get("patternProperties", {})
+        if not isinstance(props, dict):
+            return self.refuse(pointer_append(ptr, "properties"), "properties", "properties must be an object")
+        if not isinstance(patterns, dict):
+            return self.refuse(pointer_append(ptr, "patternProperties"), "patternProperties",
+                               "patternProperties must be an object")
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            return self.refuse(pointer_append(ptr, "required"), "required", "required must be a list of names")
+        depends: dict[str, list[str]] = {}
+        for keyword in ("dependentRequired", "dependencies"):
+            value = node.get(keyword, {})
+            if not isinstance(value, dict):
+                return self.refuse(pointer_append(ptr, keyword), keyword, f"{keyword} must be an object")
+            for name, needed in value.items():
+                if isinstance(needed, (list, str)):  # draft 3 allowed one name as a string
+                    depends.setdefault(name, []).extend([needed] if isinstance(needed, str) else needed)
+        names = list(dict.fromkeys(list(props) + required + [n for d, ns in depends.items() for n in [d, *ns]]))
+        extra = node.get("additionalProperties", node.get("unevaluatedProperties"))
+        names_rule = node.get("propertyNames", True)
+        least = self._count(node, ptr, "minProperties") or 0
+        most = self._count(node, ptr, "maxProperties")
+
+        key_check = None if _is_true(names_rule) else self.term(
+            names_rule, pointer_append(ptr, "propertyNames"), base, depth, frozenset({"string"}))
+        members: list[Term] = []
+        for name in names:
+            where = pointer_append(pointer_append(ptr, "properties"), name) if name in props else ptr
+            parts = [props[name]] if name in props else []
+            parts += [schema for pattern, schema in patterns.items() if self._name_matches(name, pattern)]
+            if not parts:
+                parts = [True if extra is None else extra]
+            if len(parts) == 1:
+                value = self.term(parts[0], where, base, depth - 1)
+            else:
+                value = self._merged_term(parts, where, base, depth - 1)
+            if key_check is not None and not matches(key_check, json.dumps(name).encode()):
+                self.note(where, "this name fails propertyNames: it is never written")
+                value = EMPTY
+            members.append(concat(_key_spellings(name), self.w.key_sep, value))
+        if len(names) > 1:
+            self.note(ptr, f"properties are written in the schema's order: {', '.join(names)}")
+
+        others = self._other_members(node, ptr, base, depth, names, patterns, extra, key_check, names_rule)
+        index = {name: i for i, name in enumerate(names)}
+        needs = {index[d]: frozenset(index[n] for n in ns) for d, ns in depends.items()}
+        return self._members(members, [index[r] for r in required], needs, others, least, most)
+
+    def _merged_term(self, parts: list[Any], ptr: str, base: str, depth: int) -> Term:
+        return self.merged_term(parts, ptr, base, depth, own=0)
+
+    def _name_matches(self, name: str, pattern: str) -> bool:
+        """Whether the property name matches a patternProperties regex (when unsure: yes, the safe side)."""
+        try:
+            if re.search(pattern, name):
+                return True
+        except re.error:
+            return True
+        try:
+            return matches(json_string_term(pattern=pattern), json.dumps(name).encode())
+        except SchemaError:
+            return False
+
+    def _other_members(self, node: dict, ptr: str, base: str, depth: int, names: list[str],
+                       patterns: dict, extra: Any, key_check: Term | None, names_rule: Any) -> list[Term]:
+        """The members beside the listed properties, one term per first character of the key (see
+        `_by_first_character`); an empty list when none are written."""
+        if extra is None and self.closed and (names or patterns):
+            self.note(ptr, "closed object: only the listed properties are written "
+                           "(closed_objects=True and no additionalProperties)")
+            return []
+        if names_rule is False:
+            return []
+        kinds: list[tuple[Term, Term]] = []
+        if key_check is not None and (names or patterns):
+            self.note(ptr, "no properties beyond the listed ones are written (propertyNames beside "
+                           f"listed properties {_ISSUE_12})")
+            return []
+        if extra is not False:
+            if patterns:
+                self.note(ptr, "properties matching no patternProperties are not written (that needs "
+                               "the complement of the patterns)")
+            else:
+                if names:
+                    key = _plain_keys_except(names)
+                    self.note(ptr, "other property names are written as plain ASCII without escapes, "
+                                   "never equal to a listed name")
+                else:
+                    key = key_check if key_check is not None else self._leaf(ptr, json_string_term)
+                value = self.term(True if extra is None else extra,
+                                  pointer_append(ptr, "additionalProperties"), base, depth - 1)
+                kinds.append((key, value))
+        distinct = [s for i, s in enumerate(patterns.values()) if all(s != t for t in list(patterns.values())[:i])]
+        for pattern, schema in patterns.items():
+            where = pointer_append(pointer_append(ptr, "patternProperties"), pattern)
+            if any(self._name_matches(name, pattern) for name in names):
+                self.note(where, "no other names matching this pattern are written: a listed name matches it")
+                continue
+            key = self._leaf(where, json_string_term, pattern=pattern)
+            if len(distinct) > 1:
+                value = self._merged_term(distinct, where, base, depth - 1)
+                self.note(where, "values under this pattern also satisfy every other patternProperties "
+                                 "schema (a name may match several patterns)")
+            else:
+                value = self.term(schema, where, base, depth - 1)
+            kinds.append((key, value))
+        if not kinds:
+            return []
+        if node is _ANY:
+            self.notes.setdefault("any JSON value ({}, true, items or values without a schema): object "
+                                  "keys start with distinct plain-ASCII characters, ascending", None)
+        else:
+            self.note(ptr, "other property names start with distinct plain-ASCII characters, in "
+                           "ascending order, so no two keys are equal")
+        return self._by_first_character(kinds)
+
+    def _by_first_character(self, kinds: list[tuple[Term, Term]]) -> list[Term]:
+        """For each possible first character of a key (the empty key first, then printable ASCII
+        ascending), the members of `kinds` (key term, value term) whose key starts with it."""
+        members = []
+        for first in _FIRST_CHARACTERS:
+            options = []
+            for key, value in kinds:
+                if first is None:
+                    spelled = literal(b'""') if matches(key, b'""') else EMPTY
+                else:
+                    spelled = concat(byte(0x22), byte(first), derivative(derivative(key, 0x22), first))
+                options.append(concat(spelled, self.w.key_sep, value))
+            member = alt(*options)
+            if member is not EMPTY:
+                members.append(member)
+        return members
+
+    def _members(self, members: list[Term], required: list[int], needs: dict[int, frozenset],
+                 others: list[Term], least: int, most: int | None) -> Term:
+        """The object: listed members in order (required, optional, dependentRequired), then others.
+
+        A state is (members written so far, capped; names that must still come; names that must
+        not); built backwards over the states reachable forwards. The other members follow with
+        distinct first characters in ascending order (one optional slot per character), so every
+        key is different and minProperties/maxProperties count exactly.
+        """
+        n = len(members)
+        cap = min(max(least, 1 if most is None else most + 1), n + len(others) + 1)
+        forced_out = {i: frozenset(z for z, ns in needs.items() if i in ns and z > i) for i in range(n)}
+        must_have = set(required)
+        layers: list[set] = [{(0, frozenset(), frozenset())}]
+        for i in range(n):
+            nxt = set()
+            for c, must, must_not in layers[i]:
+                if i not in must_not and (most is None or c + 1 <= most):
+                    nxt.add((min(c + 1, cap), (must | {j for j in needs.get(i, ()) if j > i}) - {i},
+                             must_not - {i}))
+                if i not in must_have and i not in must:
+                    nxt.add((c, must, (must_not - {i}) | forced_out[i]))
+            layers.append(nxt)
+        sep = self.w.item_sep
+        tails = self._others(others, cap, least, most)
+        later: dict[tuple, Term] = {}
+        for state in layers[n]:
+            c, must, _ = state
+            later[state] = EMPTY if must else tails[0, c == 0, c]
+        for i in range(n - 1, -1, -1):
+            here: dict[tuple, Term] = {}
+            for state in layers[i]:
+                c, must, must_not = state
+                options = []
+                if i not in must_not and (most is None or c + 1 <= most):
+                    after = (min(c + 1, cap), (must | {j for j in needs.get(i, ()) if j > i}) - {i},
+                             must_not - {i})
+                    options.append(concat(sep if c else EPSILON, members[i], later[after]))
+                if i not in must_have and i not in must:
+                    options.append(later[(c, must, (must_not - {i}) | forced_out[i])])
+                here[state] = alt(*options)
+            later = here
+        inside = later[(0, frozenset(), frozenset())]
+        empty_ok = not required and least == 0
+        return self.w.container("{", inside, empty_ok, "}")
+
+    def _others(self, others: list[Term], cap: int, least: int, most: int | None) -> dict:
+        """What may follow from slot i of `others` on, by (i, nothing written yet, members written
+        so far): the end needs `least` members, and something written (the empty object is
+        spelled apart)."""
+        sep = self.w.item_sep
+        memo: dict[tuple[int, bool, int], Term] = {}
+        # Built from the last slot backwards; slot i is the i-th first character.
+        for i in range(len(others), -1, -1):
+            for first in (True, False):
+                for n in range(cap + 1):
+                    if i == len(others):
+                        memo[i, first, n] = EMPTY if first or n < least else EPSILON
+                        continue
+                    skip = memo[i + 1, first, n]
+                    if most is not None and n + 1 > most:
+                        memo[i, first, n] = skip
+                        continue
+                    take = concat(EPSILON if first else sep, others[i], memo[i + 1, False, min(n + 1, cap)])
+                    memo[i, first, n] = alt(skip, take)
+        return memo
+
+
+class _Pieces:
+    """The flattened parts of an allOf that do not merge structurally, and why."""
+
+    def __init__(self, pieces: list[Any], reason: str) -> None:
+        self.pieces = pieces
+        self.reason = reason
+
+
+_ANY: dict = {}  # the schema of any JSON value; one object, so "any value" is memoized once per depth
+
+
+def _expand(names: Any) -> frozenset:
+    names = {names} if isinstance(names, str) else set(names)
+    if "number" in names:
+        names.add("integer")
+    return frozenset(names) & _ALL_TYPES
+
+
+def _type_of(value: Any) -> list[str]:
+    if value is None:
+        return ["null"]
+    if isinstance(value, bool):
+        return ["boolean"]
+    if isinstance(value, str):
+        return ["string"]
+    if isinstance(value, list):
+        return ["array"]
+    if isinstance(value, dict):
+        return ["object"]
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return ["integer", "number"]
+    return ["number"]
+
+
+def _compile(schema: Any, separators: tuple[str, str], any_whitespace: bool, closed_objects: bool,
+             unknown_keywords: str, max_depth: int) -> tuple[Term, list[str]]:
+    compiler = _Compiler(schema, _Writer(separators, any_whitespace), closed_objects, unknown_keywords,
+                         max_depth)
+    term = compiler.term(schema, "", compiler.index.root_base, max_depth)
+    if compiler.problems:
+        problems = list(compiler.problems.values())
+        first = problems[0]
+        raise SchemaError(first.message, first.pointer, first.keyword, problems=problems)
+    if is_empty(term):
+        raise SchemaError(f"no document satisfies this schema within max_depth={max_depth} (a "
+                          "contradiction, or a recursion that can never end)", "", None)
+    if any_whitespace:
+        term = concat(compiler.w.ws, term, compiler.w.ws)
+        compiler.note("", f"whitespace: up to {MAX_WHITESPACE} bytes of JSON whitespace in every gap")
+    else:
+        compiler.note("", f"whitespace: exactly the separators {compiler.w.canonical!r}, none elsewhere")
+    compiler.note("", f"depth: arrays and objects nest at most {max_depth} levels; deeper documents "
+                      "are impossible")
+    compiler.note("", "spelling: property names, enum and const strings are written as json.dumps "
+                      "spells them (\\u escapes, or raw UTF-8); numbers in enum/const as json.dumps writes them")
+    return term, list(compiler.notes)
+
+
+def json_schema_term(schema: Any, *, separators: tuple[str, str] = (",", ":"), any_whitespace: bool = False,
+                     closed_objects: bool = True, unknown_keywords: str = "refuse",
+                     max_depth: int = DEFAULT_MAX_DEPTH, notes: list[str] | None = None) -> Term:
+    """The term of the JSON documents `schema` allows, written as the options say (see the module doc).
+
+    `notes`, if given, receives every narrowing (``pointer: text``), as `explain_json_schema` returns.
+
+    >>> print(json_schema_term({"enum": [None, [1, "a"]]}))
+    null|\\[1,"a"\\]
+    """
+    term, found = _compile(schema, separators, any_whitespace, closed_objects, unknown_keywords, max_depth)
+    if notes is not None:
+        notes.extend(found)
+    return term
+
+
+def explain_json_schema(schema: Any, **options: Any) -> list[str]:
+    """Every place where the compiled language is narrower than `schema`, as ``pointer: text`` lines.
+
+    >>> for line in explain_json_schema({"properties": {"b": {"type": "null"}, "a": {"type": "null"}}}):
+    ...     print(line)
+    any JSON value ({}, true, items or values without a schema): object keys start with distinct plain-ASCII characters, ascending
+    (root): properties are written in the schema's order: b, a
+    (root): closed object: only the listed properties are written (closed_objects=True and no additionalProperties)
+    (root): whitespace: exactly the separators (',', ':'), none elsewhere
+    (root): depth: arrays and objects nest at most 8 levels; deeper documents are impossible
+    (root): spelling: property names, enum and const strings are written as json.dumps spells them (\\u escapes, or raw UTF-8); numbers in enum/const as json.dumps writes them
+    """
+    notes: list[str] = []
+    json_schema_term(schema, notes=notes, **options)
+    return notes
+
+
+def compile_json_schema(schema: Any, *, separators: tuple[str, str] = (",", ":"),
+                        any_whitespace: bool = False, closed_objects: bool = True,
+                        unknown_keywords: str = "refuse", max_depth: int = DEFAULT_MAX_DEPTH,
+                        max_states: int = DEFAULT_MAX_STATES, notes: list[str] | None = None) -> LazyDFA:
+    """A lazy DFA of the JSON documents `schema` allows (see the module doc for the options).
+
+    Raises `SchemaError` listing every refused keyword with its JSON pointer.
+    """
+    term = json_schema_term(schema, separators=separators, any_whitespace=any_whitespace,
+                            closed_objects=closed_objects, unknown_keywords=unknown_keywords,
+                            max_depth=max_depth, notes=notes)
+    return LazyDFA(term, max_states=max_states)
