@@ -1,19 +1,27 @@
 """Tests written to kill mutants that the rest of the suite let through (issue 15).
 
-Each test names the planted bug it catches. They go through public APIs only (`TokenIndex`,
-`distribution`, `sample`), so they keep holding when the modules behind them are rewritten.
+Each test names the planted bug it catches (the mutants that benchmarks/mutation/run_mutation.py
+reported as survivors, and the four of the issue). They go through public APIs (`TokenIndex`,
+`distribution`, `sample`, `parse`, ...), so they keep holding when the modules behind them are
+rewritten.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from brzozowski import DEAD, SamplingParams, TokenIndex, distribution, regex_to_dfa, sample
+from brzozowski import DEAD, MaskError, SamplingParams, TokenIndex, distribution, parse, regex_to_dfa, sample
+from brzozowski.derivatives import matches
 
 from .corpus import TWO_LETTER_PATTERNS
+from .strategies import patterns, texts
 
 # Over {a, b}, DFAs such as a*b* give different next states to (s, last token) and (s + 1, first
 # token): a memo keyed by anything but the exact (state, token) pair returns a wrong state for one.
@@ -92,3 +100,57 @@ def test_top_p_exact_prefix_sums_in_any_order(probs, top_p, kept):
     assert ids.tolist() == kept
     mass = sum(probs[i] for i in kept)
     assert np.allclose(logprobs, [math.log(probs[i] / mass) for i in kept])
+
+
+# -- terms: the printed form ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "pattern, printed",
+    [
+        ("[ab]", "[ab]"),  # a run of two bytes prints as the two bytes, whatever their parity
+        ("[bc]", "[bc]"),
+        ("[a-c]", "[a-c]"),
+        (r"a\.b", r"a\.b"),  # a metacharacter prints escaped
+        (r"[.-]", r"[\-\.]"),
+        ("(ab){1,}", "(ab)+"),
+        ("(ab){0,}", "(ab)*"),
+    ],
+)
+def test_printed_form(pattern, printed):
+    assert str(parse(pattern)) == printed
+
+
+@settings(max_examples=60, deadline=None)
+@given(pattern=patterns, data=st.data())
+def test_the_printed_form_means_what_the_term_means(pattern, data):
+    """Printing is for humans (it writes ``a*{2}``, which ``re`` calls a multiple repeat, and ε, ∅),
+    but where Python's ``re`` reads it, it must read the same language as the term's (on texts over
+    the patterns' alphabet)."""
+    term = parse(pattern)
+    printed = str(term)
+    try:
+        oracle = re.compile(printed.encode("latin-1"), re.DOTALL)
+    except (re.error, UnicodeEncodeError):  # ε or ∅, or a repeated repeat
+        return
+    for text in data.draw(st.lists(texts, min_size=5, max_size=5), label="texts"):
+        assert matches(term, text) == bool(oracle.fullmatch(text)), (printed, text)
+
+
+# -- masks: the int32 table's capacity --------------------------------------------------------------
+
+
+def test_an_automaton_too_large_for_int32_codes_is_refused_naming_the_limit():
+    """States are coded as (s + 1) * 256 in int32: at most (2**31 - 1) // 256 - 1 states. A
+    zero-stride table of that many rows (no memory) must be refused before anything is allocated."""
+    from brzozowski.masks import MAX_TABLE_ROWS
+
+    rows = MAX_TABLE_ROWS
+    trans = np.broadcast_to(np.zeros(256, dtype=np.int32), (rows, 256))
+    huge = SimpleNamespace(
+        trans=trans, n_states=rows, start=0, row=lambda s: trans[s], is_accepting=lambda s: False,
+        step=lambda s, data: DEAD,
+    )
+    with pytest.raises(MaskError, match=f"^{rows} automaton states exceed the mask tables' limit of {rows - 1}$"):
+        TokenIndex(huge, [b"a"])
+    assert (rows + 1) * 256 > 2**31 - 1 >= rows * 256  # the limit is exactly where int32 codes end
