@@ -154,3 +154,9 @@ def test_an_automaton_too_large_for_int32_codes_is_refused_naming_the_limit():
     with pytest.raises(MaskError, match=f"^{rows} automaton states exceed the mask tables' limit of {rows - 1}$"):
         TokenIndex(huge, [b"a"])
     assert (rows + 1) * 256 > 2**31 - 1 >= rows * 256  # the limit is exactly where int32 codes end
+
+
+@pytest.mark.parametrize("bad", [1.5, "4096", None, True, -1])
+def test_cache_bytes_must_be_a_non_negative_int(bad):
+    with pytest.raises(MaskError, match="cache_bytes must be a non-negative int"):
+        TokenIndex(regex_to_dfa("ab"), [b"a", b"b"], cache_bytes=bad)
