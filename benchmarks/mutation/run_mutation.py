@@ -234,6 +234,16 @@ def measure_module(module: str, args: argparse.Namespace, equivalent: dict[str, 
     return report
 
 
+def write_survivors(path: Path, reports: list[ModuleReport], commit: str, args: argparse.Namespace) -> None:
+    lines = [f"# Survivors at {commit} (seed {args.seed}, {args.sample} per module)\n"]
+    for report in reports:
+        for key, diff in report.survived:
+            lines += [f"## {key}\n", "```diff", diff.strip(), "```\n"]
+        for key, reason in report.equivalent:
+            lines += [f"## equivalent: {key}\n", reason + "\n"]
+    path.write_text("\n".join(lines))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modules", default=",".join(DEFAULT_MODULES),
@@ -276,15 +286,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {module} | {report.mutants} | {report.in_annotations} | {report.sampled} | {report.killed} | {report.timed_out} "
               f"| {len(report.survived)} | {len(report.equivalent)} | {report.incompetent} "
               f"| {report.score:.0%} | {report.baseline_s:.1f} | {report.timeout_s:.0f} |", flush=True)
+        if args.survivors:  # rewritten after every module, so a long run can be read as it goes
+            write_survivors(args.survivors, reports, commit, args)
 
-    if args.survivors:
-        lines = [f"# Survivors at {commit} (seed {args.seed}, {args.sample} per module)\n"]
-        for report in reports:
-            for key, diff in report.survived:
-                lines += [f"## {key}\n", "```diff", diff.strip(), "```\n"]
-            for key, reason in report.equivalent:
-                lines += [f"## equivalent: {key}\n", reason + "\n"]
-        args.survivors.write_text("\n".join(lines))
     return 0
 
 
