@@ -17,7 +17,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brzozowski import DEAD, MaskError, SamplingParams, TokenIndex, distribution, parse, regex_to_dfa, sample
+from brzozowski import (
+    DEAD,
+    Constraint,
+    MaskError,
+    SamplingParams,
+    TokenError,
+    TokenIndex,
+    apply_mask,
+    distribution,
+    parse,
+    regex_to_dfa,
+    sample,
+)
 from brzozowski.derivatives import matches
 
 from .corpus import TWO_LETTER_PATTERNS
@@ -160,3 +172,35 @@ def test_an_automaton_too_large_for_int32_codes_is_refused_naming_the_limit():
 def test_cache_bytes_must_be_a_non_negative_int(bad):
     with pytest.raises(MaskError, match="cache_bytes must be a non-negative int"):
         TokenIndex(regex_to_dfa("ab"), [b"a", b"b"], cache_bytes=bad)
+
+
+# -- constraint: EOS is one id, not a range; masks and logits of one shape --------------------------
+
+
+def test_a_token_after_eos_in_the_vocabulary_is_an_ordinary_token():
+    """EOS need not be the last id: a token with a larger id moves the automaton like any other."""
+    c = Constraint(TokenIndex(regex_to_dfa("ab"), [b"a", None, b"b"], eos_id=1))
+    c.advance(0)
+    c.advance(2)
+    assert not c.done and c.is_complete()
+    assert c.mask().tolist() == [False, True, False]
+    c.advance(1)
+    assert c.done
+
+
+def test_eos_refused_in_a_non_accepting_state_is_named_eos_whatever_its_id():
+    """Ids above 256 are distinct int objects in CPython: EOS must be recognised by value."""
+    vocab = [bytes([b]) for b in range(256)] + [b"ab"] * 60 + [None]
+    eos_id = len(vocab) - 1
+    c = Constraint(TokenIndex(regex_to_dfa("ab"), vocab, eos_id=eos_id))
+    with pytest.raises(TokenError, match=rf"token {eos_id} \(EOS\) is not allowed in state"):
+        c.advance(int(str(eos_id)))  # a fresh int object equal to eos_id
+    c.advance(256)  # "ab"
+    c.advance(np.int64(eos_id))
+    assert c.done
+
+
+@pytest.mark.parametrize("mask_size", [2, 4])
+def test_apply_mask_refuses_a_mask_of_another_length(mask_size):
+    with pytest.raises(MaskError, match=rf"the mask has shape \({mask_size},\) but the logits have shape \(3,\)"):
+        apply_mask(np.zeros(3), np.ones(mask_size, dtype=bool))
