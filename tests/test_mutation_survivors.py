@@ -204,3 +204,12 @@ def test_eos_refused_in_a_non_accepting_state_is_named_eos_whatever_its_id():
 def test_apply_mask_refuses_a_mask_of_another_length(mask_size):
     with pytest.raises(MaskError, match=rf"the mask has shape \({mask_size},\) but the logits have shape \(3,\)"):
         apply_mask(np.zeros(3), np.ones(mask_size, dtype=bool))
+
+
+def test_cache_info_counts_the_class_trie_only_when_one_is_walked():
+    dfa = regex_to_dfa("[a-z]+@[a-z]+")  # few classes: the class-string trie is much smaller
+    vocab = [bytes([b]) for b in range(256)] + [b"ab", b"cd", b"a@", b"zz@b"]
+    bytes_only = TokenIndex(dfa, vocab, compress=False).cache_info()
+    classes = TokenIndex(dfa, vocab, compress=True).cache_info()
+    assert bytes_only["class_trie_bytes"] == 0
+    assert 0 < classes["class_trie_bytes"] < classes["trie_bytes"] == bytes_only["trie_bytes"]
