@@ -250,9 +250,10 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated, from {sorted(MODULE_TESTS)}")
     parser.add_argument("--sample", type=int, default=50, help="mutants per module (seeded sample)")
     parser.add_argument("--seed", type=int, default=15)
-    parser.add_argument("--timeout-factor", type=float, default=4.0,
+    parser.add_argument("--timeout-factor", type=float, default=10.0,
                         help="per-mutant timeout = this x the unmutated tests' time ...")
-    parser.add_argument("--min-timeout", type=float, default=30.0, help="... but at least this (s)")
+    parser.add_argument("--min-timeout", type=float, default=90.0,
+                        help="... but at least this (s): generous, a shared machine slows everything")
     parser.add_argument("--equivalent", type=Path, default=HERE / "equivalent.toml")
     parser.add_argument("--survivors", type=Path, default=None,
                         help="write every survivor's diff here (markdown)")
