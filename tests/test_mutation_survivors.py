@@ -26,6 +26,7 @@ from brzozowski import (
     TokenIndex,
     apply_mask,
     distribution,
+    json_schema_to_regex,
     parse,
     regex_to_dfa,
     sample,
@@ -213,3 +214,26 @@ def test_cache_info_counts_the_class_trie_only_when_one_is_walked():
     classes = TokenIndex(dfa, vocab, compress=True).cache_info()
     assert bytes_only["class_trie_bytes"] == 0
     assert 0 < classes["class_trie_bytes"] < classes["trie_bytes"] == bytes_only["trie_bytes"]
+
+
+@pytest.mark.parametrize("dtype", ["U1", "S1", "datetime64[s]", "int8", "float32", "object"])
+def test_apply_mask_refuses_a_mask_that_is_not_bool(dtype):
+    """Every non-bool dtype, including those numpy orders below or beside bool (strings, dates)."""
+    mask = np.array([1, 0, 1]).astype(dtype)
+    with pytest.raises(MaskError, match="the mask must be a bool array"):
+        apply_mask(np.zeros(3), mask)
+
+
+# -- schema: the regex text is part of the contract (byte-for-byte stable) -------------------------
+
+
+@pytest.mark.parametrize(
+    "schema, regex",
+    [
+        ({"type": "array", "items": {"const": 7}, "maxItems": 1}, r"\[(7)?\]"),
+        ({"type": "array", "items": {"const": 7}, "minItems": 1, "maxItems": 2}, r"\[(7(,7)?)\]"),
+        ({"type": "array", "items": {"const": 7}, "maxItems": 2}, r"\[(7(,7)?)?\]"),
+    ],
+)
+def test_optional_repetitions_are_written_with_a_question_mark(schema, regex):
+    assert json_schema_to_regex(schema) == regex
