@@ -8,6 +8,7 @@ rewritten.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from types import SimpleNamespace
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 
 from brzozowski import (
     DEAD,
+    BrzozowskiError,
     Constraint,
     MaskError,
     SamplingParams,
@@ -237,3 +239,30 @@ def test_apply_mask_refuses_a_mask_that_is_not_bool(dtype):
 )
 def test_optional_repetitions_are_written_with_a_question_mark(schema, regex):
     assert json_schema_to_regex(schema) == regex
+
+
+@pytest.mark.parametrize(
+    "types", [["boolean", "number"], ["array", "number"], ["integer", "number"], ["null", "integer"]]
+)
+def test_a_type_list_accepts_every_listed_type(types):
+    """Only "integer" is folded into "number" (every integer is a number); no other type is lost."""
+    examples = {"boolean": [True, False], "number": [1.5, 2], "integer": [3], "null": [None],
+                "array": [[], [1.5]]}
+    schema = {"type": types, "items": {"type": "number"}} if "array" in types else {"type": types}
+    oracle = re.compile(json_schema_to_regex(schema).encode())
+    for t in types:
+        for value in examples[t]:
+            doc = json.dumps(value, separators=(",", ":")).encode()
+            assert oracle.fullmatch(doc), (types, doc)
+    assert not oracle.fullmatch(b'"a"')
+
+
+# -- golden: the file format's id ranges -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("ids", [[5, 10, 7], [5, 10, 10], [3, 1], [1, 2, 3, 9, 4]])
+def test_id_ranges_refuse_ids_out_of_order_anywhere(ids):
+    from brzozowski.golden import ids_to_ranges
+
+    with pytest.raises(BrzozowskiError, match="ids must be sorted and distinct"):
+        ids_to_ranges(ids)
