@@ -266,3 +266,20 @@ def test_id_ranges_refuse_ids_out_of_order_anywhere(ids):
 
     with pytest.raises(BrzozowskiError, match="ids must be sorted and distinct"):
         ids_to_ranges(ids)
+
+
+# -- dfa: canonical form of any complete table ------------------------------------------------------
+
+
+@pytest.mark.parametrize("unreachable", [1, 2, 3])
+def test_canonical_drops_live_states_that_the_start_cannot_reach(unreachable):
+    """A complete table may hold live states no path from state 0 reaches: they get no number and
+    are dropped, however many there are."""
+    from brzozowski.dfa import canonical
+
+    n = 1 + unreachable
+    trans = np.repeat(np.arange(n, dtype=np.int32)[:, None], 256, axis=1)  # every state loops
+    trans[0, ord("a")] = DEAD
+    got = canonical(np.ones(n, dtype=bool), trans)
+    assert got == regex_to_dfa(r"[^a]*")
+    assert got.n_states == 1
