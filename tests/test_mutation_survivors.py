@@ -283,3 +283,13 @@ def test_canonical_drops_live_states_that_the_start_cannot_reach(unreachable):
     got = canonical(np.ones(n, dtype=bool), trans)
     assert got == regex_to_dfa(r"[^a]*")
     assert got.n_states == 1
+
+
+@pytest.mark.parametrize("n, limit", [(5, 2), (3, 2), (7, 3)])
+def test_a_long_golden_report_says_how_many_lines_it_left_out(n, limit):
+    from brzozowski.golden import Mismatch, format_report
+
+    report = format_report([Mismatch("case", "mask", 0, k) for k in range(n)], limit=limit).splitlines()
+    assert report[0] == f"golden check: {n} mismatch(es) against the golden file"
+    assert len(report) == 1 + limit + 1
+    assert report[-1] == f"  ... and {n - limit} more"
