@@ -24,6 +24,7 @@ from brzozowski import (
     Constraint,
     MaskError,
     SamplingParams,
+    SchemaError,
     TokenError,
     TokenIndex,
     apply_mask,
@@ -293,3 +294,30 @@ def test_a_long_golden_report_says_how_many_lines_it_left_out(n, limit):
     assert report[0] == f"golden check: {n} mismatch(es) against the golden file"
     assert len(report) == 1 + limit + 1
     assert report[-1] == f"  ... and {n - limit} more"
+
+
+@pytest.mark.parametrize(
+    "schema, what, where",
+    [
+        ({"type": "object", "properties": {"a": True}}, "a boolean schema", "/properties/a"),
+        ({"type": "array", "items": False}, "a boolean schema", "/items"),
+        ({"type": "array", "items": 3}, "int", "/items"),
+        ({"anyOf": [{"type": "null"}, "string"]}, "str", "/anyOf/1"),
+    ],
+)
+def test_a_subschema_that_is_not_an_object_is_named_by_what_it_is(schema, what, where):
+    with pytest.raises(SchemaError, match=f"a schema must be a JSON object, got {what} .* at {where}$"):
+        json_schema_to_regex(schema)
+
+
+@pytest.mark.parametrize("pattern", [r"\x00", r"\x01", r"\x02", r"[\x00\x01]", r"\x01\x00", r"[^\x01]", r"\x00|\x01b"])
+def test_the_lowest_bytes_keep_their_own_transitions(pattern):
+    """Byte classes whose first byte is 0 or 1 must get their own column, not another class's,
+    both when compiling and when `canonical` re-derives the classes of a finished table."""
+    from brzozowski.dfa import canonical
+
+    dfa = regex_to_dfa(pattern)
+    assert canonical(dfa.accept, dfa.trans) == dfa
+    oracle = re.compile(pattern.encode())
+    for text in [bytes([a]) for a in range(4)] + [bytes([a, b]) for a in range(3) for b in [0, 1, 98]]:
+        assert dfa.matches(text) == bool(oracle.fullmatch(text)), text
