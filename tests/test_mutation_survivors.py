@@ -321,3 +321,11 @@ def test_the_lowest_bytes_keep_their_own_transitions(pattern):
     oracle = re.compile(pattern.encode())
     for text in [bytes([a]) for a in range(4)] + [bytes([a, b]) for a in range(3) for b in [0, 1, 98]]:
         assert dfa.matches(text) == bool(oracle.fullmatch(text)), text
+
+
+@pytest.mark.parametrize("eos_id", [3, 5, -1])
+def test_the_oracle_names_the_vocabulary_range_an_eos_id_falls_outside(eos_id):
+    from brzozowski import Oracle, VocabularyError
+
+    with pytest.raises(VocabularyError, match=rf"^eos_id {eos_id} is outside the vocabulary \(0\.\.2\)$"):
+        Oracle("a", [b"a", b"b", b"c"], eos_id=eos_id)
