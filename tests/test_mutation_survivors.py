@@ -20,9 +20,12 @@ from hypothesis import strategies as st
 
 from brzozowski import (
     DEAD,
+    DFA,
+    MAX_REPEAT_COUNT,
     BrzozowskiError,
     Constraint,
     MaskError,
+    RegexSyntaxError,
     SamplingParams,
     SchemaError,
     TokenError,
@@ -329,3 +332,33 @@ def test_the_oracle_names_the_vocabulary_range_an_eos_id_falls_outside(eos_id):
 
     with pytest.raises(VocabularyError, match=rf"^eos_id {eos_id} is outside the vocabulary \(0\.\.2\)$"):
         Oracle("a", [b"a", b"b", b"c"], eos_id=eos_id)
+
+
+@pytest.mark.parametrize("n_states, bad", [(1, 1), (2, 2), (3, 3), (2, -2)])
+def test_a_dfa_table_pointing_past_its_states_is_refused_naming_the_range(n_states, bad):
+    trans = np.zeros((n_states, 256), dtype=np.int32)
+    trans[0, 0] = bad
+    with pytest.raises(BrzozowskiError, match=rf"^trans entries must lie in -1\.\.{n_states - 1}$"):
+        DFA(np.ones(n_states, dtype=bool), trans)
+
+
+# -- syntax ---------------------------------------------------------------------------------------
+
+
+def test_the_largest_repeat_count_is_allowed_and_one_more_is_not():
+    assert str(parse(f"a{{{MAX_REPEAT_COUNT}}}")) == f"a{{{MAX_REPEAT_COUNT}}}"
+    with pytest.raises(RegexSyntaxError):
+        parse(f"a{{{MAX_REPEAT_COUNT + 1}}}")
+
+
+@pytest.mark.parametrize("pattern", ["(?", "a(?", "(?)"])
+def test_a_truncated_group_extension_is_a_syntax_error(pattern):
+    with pytest.raises(RegexSyntaxError):
+        parse(pattern)
+
+
+@pytest.mark.parametrize("pattern", [r"[\b-\n]", r"[\b]", r"[\x07\b]", r"[\b-\x09]x"])
+def test_backspace_in_a_class_is_byte_8_also_as_a_range_bound(pattern):
+    dfa, oracle = regex_to_dfa(pattern), re.compile(pattern.encode())
+    for text in [bytes([b]) for b in range(6, 12)] + [bytes([b]) + b"x" for b in range(6, 12)]:
+        assert dfa.matches(text) == bool(oracle.fullmatch(text)), text
