@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import MaskError, TokenError
+from .errors import InputTypeError, MaskError, TokenError
 from .masks import DEAD, TokenIndex
 from .sampling import SamplingParams, sample
 
@@ -53,7 +53,7 @@ class Constraint:
 
     def __init__(self, index: TokenIndex) -> None:
         if not isinstance(index, TokenIndex):
-            raise TypeError(f"Constraint needs a TokenIndex, not {type(index).__name__}")
+            raise InputTypeError(f"Constraint needs a TokenIndex, not {index!r:.80} ({type(index).__name__})")
         self.index = index
         self.state: int = index.start
         self.done: bool = False
@@ -83,8 +83,8 @@ class Constraint:
         """
         self._refuse_after_eos(f"advance with token {token_id!r}")
         index = self.index
-        token_id = index._check_token(token_id)
-        target = index._next(self.state, token_id)
+        token_id = index.check_token(token_id)
+        target = index.next_state_unchecked(self.state, token_id)
         if target == DEAD:
             raise TokenError(
                 f"token {token_id} ({self._describe(token_id)}) is not allowed in state "
