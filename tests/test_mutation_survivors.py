@@ -216,8 +216,10 @@ def test_apply_mask_refuses_a_mask_of_another_length(mask_size):
 def test_cache_info_counts_the_class_trie_only_when_one_is_walked():
     dfa = regex_to_dfa("[a-z]+@[a-z]+")  # few classes: the class-string trie is much smaller
     vocab = [bytes([b]) for b in range(256)] + [b"ab", b"cd", b"a@", b"zz@b"]
-    bytes_only = TokenIndex(dfa, vocab, compress=False).cache_info()
-    classes = TokenIndex(dfa, vocab, compress=True).cache_info()
+    by_bytes, by_classes = TokenIndex(dfa, vocab), TokenIndex(dfa, vocab)
+    by_bytes.set_strategy(trie="bytes")
+    by_classes.set_strategy(trie="classes")
+    bytes_only, classes = by_bytes.cache_info(), by_classes.cache_info()
     assert bytes_only["class_trie_bytes"] == 0
     assert 0 < classes["class_trie_bytes"] < classes["trie_bytes"] == bytes_only["trie_bytes"]
 

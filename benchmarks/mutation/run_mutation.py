@@ -154,16 +154,19 @@ def annotation_spans(source: Path) -> list[tuple[tuple[int, int], tuple[int, int
     return spans
 
 
-def keep_sample(session: Path, source: Path, sample: int, seed: int) -> tuple[int, int]:
+def keep_sample(session: Path, work: Path, sample: int, seed: int) -> tuple[int, int]:
     """Drop the annotation mutants and all but a seeded sample of the rest from the session.
 
     Returns (mutants outside annotations, mutants inside annotations).
     """
-    spans = annotation_spans(source)
+    spans: dict[str, list] = {}
 
     def in_annotation(w) -> bool:
         spec = w.mutations[0]
-        return any(lo <= tuple(spec.start_pos) and tuple(spec.end_pos) <= hi for lo, hi in spans)
+        path = str(spec.module_path)
+        if path not in spans:
+            spans[path] = annotation_spans(work / path)
+        return any(lo <= tuple(spec.start_pos) and tuple(spec.end_pos) <= hi for lo, hi in spans[path])
 
     with use_db(str(session), WorkDB.Mode.open) as db:
         every = db.work_items
@@ -184,7 +187,8 @@ def keep_sample(session: Path, source: Path, sample: int, seed: int) -> tuple[in
 def measure_module(module: str, args: argparse.Namespace, equivalent: dict[str, str], work: Path) -> ModuleReport:
     python = sys.executable
     tests = [f"tests/{name}" for name in MODULE_TESTS[module]]
-    source = f"brzozowski/{module}.py"
+    # a module, or a package (golden): cosmic-ray mutates every file under a folder
+    source = f"brzozowski/{module}.py" if (work / f"brzozowski/{module}.py").exists() else f"brzozowski/{module}"
     test_command = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--doctest-modules",
                     source, *tests]
 
@@ -209,7 +213,7 @@ def measure_module(module: str, args: argparse.Namespace, equivalent: dict[str, 
     init = run([COSMIC_RAY, "init", str(config), str(session)], work)
     if init.returncode != 0:
         raise SystemExit(f"{module}: cosmic-ray init failed:\n{init.stderr[-3000:]}")
-    total, in_annotations = keep_sample(session, work / source, args.sample, args.seed)
+    total, in_annotations = keep_sample(session, work, args.sample, args.seed)
     execution = run([COSMIC_RAY, "exec", str(config), str(session)], work)
     if execution.returncode != 0:
         raise SystemExit(f"{module}: cosmic-ray exec failed:\n{execution.stderr[-3000:]}")
