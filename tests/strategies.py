@@ -1,9 +1,15 @@
-"""Shared Hypothesis strategies: random patterns in the supported subset, and byte strings over a
-small alphabet that those patterns care about (so random strings actually hit the interesting cases).
+"""Shared Hypothesis strategies: random patterns in the supported subset, byte strings over a small
+alphabet that those patterns care about (so random strings actually hit the interesting cases),
+random vocabularies, and random schemas of the JSON-schema subset with their instances.
+
+The schema strategies are written here rather than taken from hypothesis-jsonschema (0.23.1 breaks
+on objects with current Hypothesis); every instance they draw is valid for its schema by
+construction, and a test should still check it with ``jsonschema`` first.
 """
 
 from __future__ import annotations
 
+import jsonschema
 from hypothesis import strategies as st
 
 ATOMS = [
@@ -40,29 +46,29 @@ texts = st.binary(max_size=8).map(lambda bs: bytes(ALPHABET[b % len(ALPHABET)] f
 NAMES = ["a", "b", "c", "é"]
 """Property names of the random schemas (one non-ASCII, spelled two ways in JSON)."""
 
-json_scalars = st.one_of(
+open_json_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from([0.5, -1.0, 2.0, 1e3]),
     st.sampled_from(["", "a", "é", "x y", 'q"', "\\"]),
 )
-json_values = st.recursive(
-    json_scalars,
+open_json_values = st.recursive(
+    open_json_scalars,
     lambda inner: st.one_of(st.lists(inner, max_size=3),
                             st.dictionaries(st.sampled_from(NAMES + ["z"]), inner, max_size=3)),
     max_leaves=6,
 )
 """Small JSON values over the names and scalars the random schemas mention."""
 
-_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"]
-_leaf_schemas = st.one_of(
+_OPEN_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"]
+_open_leaf_schemas = st.one_of(
     st.just({}), st.just(True), st.just(False), st.just({"$ref": "#/$defs/d"}),
-    st.sampled_from(_TYPES).map(lambda t: {"type": t}),
-    st.lists(st.sampled_from(_TYPES), min_size=1, max_size=3, unique=True).map(lambda ts: {"type": ts}),
-    st.lists(json_values, min_size=1, max_size=3).map(lambda vs: {"enum": vs}),
-    json_values.map(lambda v: {"const": v}),
+    st.sampled_from(_OPEN_TYPES).map(lambda t: {"type": t}),
+    st.lists(st.sampled_from(_OPEN_TYPES), min_size=1, max_size=3, unique=True).map(lambda ts: {"type": ts}),
+    st.lists(open_json_values, min_size=1, max_size=3).map(lambda vs: {"enum": vs}),
+    open_json_values.map(lambda v: {"const": v}),
 )
 
 
-def _object_schema(children: st.SearchStrategy) -> st.SearchStrategy:
+def _open_object_schema(children: st.SearchStrategy) -> st.SearchStrategy:
     @st.composite
     def build(draw) -> dict:
         props = draw(st.dictionaries(st.sampled_from(NAMES), children, max_size=3))
@@ -87,7 +93,7 @@ def _object_schema(children: st.SearchStrategy) -> st.SearchStrategy:
     return build()
 
 
-def _array_schema(children: st.SearchStrategy) -> st.SearchStrategy:
+def _open_array_schema(children: st.SearchStrategy) -> st.SearchStrategy:
     @st.composite
     def build(draw) -> dict:
         schema: dict = {"type": "array"} if draw(st.booleans()) else {}
@@ -109,18 +115,134 @@ def _array_schema(children: st.SearchStrategy) -> st.SearchStrategy:
     return build()
 
 
-def _combined(children: st.SearchStrategy) -> st.SearchStrategy:
+def _open_combined(children: st.SearchStrategy) -> st.SearchStrategy:
     return st.one_of(
-        _object_schema(children), _array_schema(children),
+        _open_object_schema(children), _open_array_schema(children),
         st.lists(children, min_size=1, max_size=3).map(lambda xs: {"anyOf": xs}),
-        st.lists(_object_schema(children), min_size=2, max_size=2).map(lambda xs: {"allOf": xs}),
+        st.lists(_open_object_schema(children), min_size=2, max_size=2).map(lambda xs: {"allOf": xs}),
         st.tuples(children, children).map(lambda ab: {**(ab[0] if isinstance(ab[0], dict) else {}),
                                                       "anyOf": [ab[1], {"type": "null"}]}),
     )
 
 
 json_schemas = st.tuples(
-    st.recursive(_leaf_schemas, _combined, max_leaves=5),
-    st.recursive(_leaf_schemas, _combined, max_leaves=3),
+    st.recursive(_open_leaf_schemas, _open_combined, max_leaves=5),
+    st.recursive(_open_leaf_schemas, _open_combined, max_leaves=3),
 ).map(lambda pair: {"$defs": {"d": pair[1]}, "allOf": [pair[0]]})
 """Random schemas over the structural keywords of compile_json_schema, with a (maybe recursive) $defs."""
+
+def vocabularies(max_tokens: int = 40, max_token_len: int = 5, any_bytes: bool = True) -> st.SearchStrategy:
+    """Vocabularies of 1..`max_tokens` tokens: ``None`` (special), tokens over `ALPHABET` (empty
+    ones included) and, with `any_bytes`, 1..3 arbitrary bytes."""
+    token = [
+        st.none(),
+        st.binary(max_size=max_token_len).map(lambda bs: bytes(ALPHABET[b % len(ALPHABET)] for b in bs)),
+    ]
+    if any_bytes:
+        token.append(st.binary(min_size=1, max_size=3))
+    return st.lists(st.one_of(token), min_size=1, max_size=max_tokens)
+
+
+# -- JSON schemas of the supported subset, and their instances --------------------------------------
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-10**6, 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=4)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda c: st.lists(c, max_size=2) | st.dictionaries(st.text(max_size=2), c, max_size=2),
+    max_leaves=4,
+)
+SCALAR_TYPES = ["string", "integer", "number", "boolean", "null"]
+annotations = st.fixed_dictionaries(
+    {}, optional={"title": st.text(max_size=3), "description": st.text(max_size=3), "default": json_scalars}
+)
+"""Keywords that change nothing about which documents are valid."""
+
+
+def _with(base: st.SearchStrategy, extra: st.SearchStrategy = annotations) -> st.SearchStrategy:
+    return st.tuples(base, extra).map(lambda t: {**t[1], **t[0]})
+
+
+leaf_schemas = (
+    _with(st.sampled_from(SCALAR_TYPES).map(lambda t: {"type": t}))
+    | _with(st.lists(st.sampled_from(SCALAR_TYPES), min_size=1, max_size=3, unique=True).map(lambda ts: {"type": ts}))
+    | _with(st.lists(json_values, min_size=1, max_size=4).map(lambda vs: {"enum": vs}))
+    | _with(json_values.map(lambda v: {"const": v}))
+    | st.lists(json_scalars, min_size=1, max_size=4).flatmap(
+        lambda vs: st.sampled_from(SCALAR_TYPES).map(lambda t: {"type": t, "enum": vs})
+    ).filter(lambda s: any(jsonschema.Draft202012Validator(s).is_valid(v) for v in s["enum"]))
+)
+
+
+def _array_schema(item, lo, span):
+    schema = {"type": "array", "items": item}
+    if lo:
+        schema["minItems"] = lo
+    if span is not None:
+        schema["maxItems"] = lo + span
+    return schema
+
+
+def _object_schema(members, closed):
+    schema = {
+        "type": "object",
+        "properties": {name: sub for name, sub, _ in members},
+        "required": [name for name, _, req in members if req],
+    }
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def _extend(children):
+    arrays = st.builds(_array_schema, children, st.integers(0, 2), st.none() | st.integers(0, 2))
+    objects = st.builds(
+        _object_schema,
+        st.lists(st.tuples(st.text(max_size=3), children, st.booleans()), max_size=4, unique_by=lambda m: m[0]),
+        st.booleans(),
+    )
+    any_ofs = st.lists(children, min_size=1, max_size=3).map(lambda bs: {"anyOf": bs})
+    return _with(arrays) | _with(objects) | any_ofs
+
+
+subset_schemas = st.recursive(leaf_schemas, _extend, max_leaves=6)
+"""Random schemas of the subset: typed scalars, enum/const, arrays with bounds, objects (open or
+closed, with required members), anyOf; each possibly annotated."""
+
+
+def instances(schema: dict) -> st.SearchStrategy:
+    """Instances of a subset schema, objects with their members in property order."""
+    if "anyOf" in schema:
+        return st.one_of([instances(b) for b in schema["anyOf"]])
+    if "const" in schema or "enum" in schema:
+        values = [schema["const"]] if "const" in schema else schema["enum"]
+        return st.sampled_from([v for v in values if jsonschema.Draft202012Validator(schema).is_valid(v)])
+    types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+    return st.one_of([_typed_instances(schema, t) for t in types])
+
+
+def _typed_instances(schema: dict, t: str) -> st.SearchStrategy:
+    if t == "string":
+        return st.text(max_size=6)
+    if t == "integer":
+        return st.integers()
+    if t == "number":
+        return st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    if t == "boolean":
+        return st.booleans()
+    if t == "null":
+        return st.none()
+    if t == "array":
+        hi = schema.get("maxItems")
+        return st.lists(instances(schema["items"]), min_size=schema.get("minItems", 0), max_size=hi if hi is not None else 3)
+    props, required = schema["properties"], schema["required"]
+    members = [
+        st.tuples(st.just(name), instances(sub), st.just(True) if name in required else st.booleans())
+        for name, sub in props.items()
+    ]
+    return st.tuples(*members).map(lambda ms: {name: v for name, v, keep in ms if keep})

@@ -27,7 +27,7 @@ from brzozowski import (
 )
 from brzozowski.schema_compiler import MAX_WHITESPACE, json_schema_term
 
-from .strategies import json_schemas, json_values
+from .strategies import json_schemas, open_json_values as json_values
 
 
 def sample(lazy: LazyDFA, rng: random.Random, max_len: int = 400) -> bytes | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -88,11 +89,15 @@ def distances_to_acceptance(dfa: DFA) -> list[int]:
 
 
 def random_walk(dfa: DFA, rng: random.Random, max_len: int = 30) -> bytes:
-    """A random string of the language; past `max_len` bytes it heads straight for acceptance."""
+    """A random string of the language; past `max_len` bytes it heads straight for acceptance.
+
+    Bounded: past `max_len` every step shortens the way to acceptance, so a walk longer than
+    `max_len` + the number of states fails (a wrong DFA, with a state that cannot reach acceptance).
+    """
     distance = distances_to_acceptance(dfa)
     out = bytearray()
     state = 0
-    while True:
+    for _ in range(max_len + dfa.n_states + 1):
         live = [b for b in range(256) if dfa.trans[state, b] != DEAD]
         if dfa.accept[state] and (not live or rng.random() < 0.25 or len(out) >= max_len):
             return bytes(out)
@@ -101,6 +106,21 @@ def random_walk(dfa: DFA, rng: random.Random, max_len: int = 30) -> bytes:
         b = rng.choice(live)
         out.append(b)
         state = int(dfa.trans[state, b])
+    raise AssertionError(
+        f"no accepting state within {max_len} + {dfa.n_states} bytes: {bytes(out)!r} ends in state "
+        f"{state}, whose distance to acceptance is {distance[state]} (-1: none)"
+    )
+
+
+@pytest.mark.parametrize("start_accepts", [False, True])
+def test_random_walk_fails_instead_of_hanging_on_a_cycle_that_cannot_reach_acceptance(start_accepts):
+    """A wrong DFA (hand-made: 0 -a-> 1 -a-> 1, and 1 never accepts) must fail the walk, not hang it."""
+    trans = np.full((2, 256), DEAD, dtype=np.int32)
+    trans[0, ord("a")] = trans[1, ord("a")] = 1
+    bad = SimpleNamespace(trans=trans, accept=np.array([start_accepts, False]), n_states=2)
+    with pytest.raises(AssertionError, match="no accepting state within 30 [+] 2 bytes"):
+        for seed in range(20):  # with an accepting start, some seeds step into the trap at once
+            random_walk(bad, random.Random(seed))
 
 
 def edits(data: bytes, rng: random.Random) -> list[bytes]:

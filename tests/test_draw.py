@@ -9,9 +9,9 @@ import pytest
 from brzozowski import BrzozowskiError, regex_to_dfa
 from brzozowski.draw import MAX_DRAWN_STATES, Picture, dfa_svg
 
+from .corpus import DRAWN_PATTERNS, HAND
+
 SVG = "{http://www.w3.org/2000/svg}"
-PATTERNS = ["(cat|car|dog)s?", "a", "(a|b)*a(a|b){2}", r'"([^"\\]|\\.)*"', r"\d{4}-\d{2}-\d{2}",
-            "(ab|b)*c", "x*"]
 
 
 def groups(svg: str, kind: str) -> list[ET.Element]:
@@ -20,7 +20,7 @@ def groups(svg: str, kind: str) -> list[ET.Element]:
     return [g for g in root.iter(SVG + "g") if g.get("class") == kind]
 
 
-@pytest.mark.parametrize("pattern", PATTERNS)
+@pytest.mark.parametrize("pattern", DRAWN_PATTERNS)
 def test_python_layout_draws_every_state_and_edge(pattern):
     dfa = regex_to_dfa(pattern)
     svg = dfa_svg(dfa, engine="python")
@@ -45,7 +45,7 @@ def title_set(dfa, s, t):
 
 
 def test_the_hand_example_reads_left_to_right():
-    svg = dfa_svg(regex_to_dfa("(cat|car|dog)s?"), engine="python")
+    svg = dfa_svg(regex_to_dfa(HAND), engine="python")
     xs = [float(g.find(SVG + "circle").get("cx")) for g in groups(svg, "state")]
     # Columns by breadth-first depth: 0 | 1 2 | 3 4 | 5 | 6
     assert xs[0] < xs[1] == xs[2] < xs[3] == xs[4] < xs[5] < xs[6]
@@ -60,7 +60,7 @@ def test_notes_are_written_under_their_states():
 
 
 def test_repr_svg_and_its_limit():
-    assert regex_to_dfa("(cat|car|dog)s?")._repr_svg_().startswith("<svg")
+    assert regex_to_dfa(HAND)._repr_svg_().startswith("<svg")
     big = regex_to_dfa(f"(a|b)*a(a|b){{{MAX_DRAWN_STATES.bit_length()}}}")
     assert big.n_states > MAX_DRAWN_STATES
     assert big._repr_svg_() is None  # Jupyter falls back to the text repr

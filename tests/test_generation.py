@@ -113,6 +113,7 @@ def _strict_loads(doc: bytes):
     return json.loads(doc.decode("utf-8"), object_pairs_hook=pairs, parse_constant=constant)
 
 
+@pytest.mark.slow  # the real cl100k_base vocabulary: ~8 s
 def test_constrained_generation_parses(cl100k):
     vocab, eos = cl100k
     assert len(vocab) >= 100_000 and eos is not None

@@ -56,6 +56,7 @@ def pictures(nb: nbformat.NotebookNode, mime: str) -> int:
     return sum(mime in output.get("data", {}) for cell in nb.cells for output in cell.get("outputs", []))
 
 
+@pytest.mark.slow  # 8-20 s a notebook: the largest share of the suite's time
 @pytest.mark.parametrize("name", sorted(EXPECTED_PICTURES))
 def test_notebook_runs_and_shows_its_pictures(name, this_interpreter_kernel):
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
