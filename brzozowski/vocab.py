@@ -615,9 +615,9 @@ def _read_tiktoken_ranks(path: str) -> dict[bytes, int]:
         parts = line.split()
         if not parts:
             continue
+        if len(parts) != 2:
+            raise VocabularyError(f"{path}:{lineno}: expected 'base64 rank', got {line!r}")
         try:
-            if len(parts) != 2:
-                raise ValueError(f"expected 'base64 rank', got {line!r}")
             token, rank = binascii.a2b_base64(parts[0], strict_mode=True), int(parts[1])
         except ValueError as e:  # binascii.Error is a ValueError
             raise VocabularyError(f"{path}:{lineno}: {e}") from None

@@ -269,6 +269,9 @@ def test_load_vocab_from_tiktoken_file(tmp_path):
     (tmp_path / "bad.tiktoken").write_text("YQ== 0\nnot base64 at all\n")
     with pytest.raises(VocabularyError, match=r"bad.tiktoken:2"):
         load_vocab(str(tmp_path / "bad.tiktoken"))
+    (tmp_path / "three.tiktoken").write_text("YQ== 0\nYg== 1 extra\n")
+    with pytest.raises(VocabularyError, match=r"three.tiktoken:2: expected 'base64 rank'"):
+        load_vocab(str(tmp_path / "three.tiktoken"))
 
 
 # --- a SentencePiece-style byte-fallback BPE built here ---------------------------------------
