@@ -33,16 +33,30 @@ from __future__ import annotations
 import math
 import shutil
 import subprocess
-from typing import TYPE_CHECKING
+from typing import Protocol
 from xml.sax.saxutils import escape
 
-from .errors import BrzozowskiError
+import numpy as np
+
+from .errors import DrawingError
 from .terms import show_byte_set
 
-if TYPE_CHECKING:
-    from .dfa import DFA
+__all__ = ["MAX_DRAWN_STATES", "Drawable", "Picture", "dfa_svg"]
 
-__all__ = ["MAX_DRAWN_STATES", "Picture", "dfa_svg"]
+
+class Drawable(Protocol):
+    """What a drawing reads of an automaton (`brzozowski.dfa.DFA` is one). This module depends on
+    this protocol, not on `dfa`: `DFA._repr_svg_` imports `draw`, and nothing here imports back."""
+
+    @property
+    def n_states(self) -> int: ...
+
+    @property
+    def accept(self) -> np.ndarray: ...  # bool[n_states]
+
+    def edges(self) -> list[tuple[int, list[tuple[int, int]], int]]: ...
+
+    def to_dot(self) -> str: ...
 
 MAX_DRAWN_STATES = 60
 """Larger automata are not drawn: past a few dozen states a drawing is a hairball, and the text
@@ -62,25 +76,25 @@ _MARGIN = 36
 _CHAR_WIDTH = 7.2  # width of one character of the 12px monospace label font
 
 
-def dfa_svg(dfa: DFA, engine: str = "auto", notes: dict[int, str] | None = None) -> str:
+def dfa_svg(dfa: Drawable, engine: str = "auto", notes: dict[int, str] | None = None) -> str:
     """An SVG drawing of `dfa`: with Graphviz when `engine` is "graphviz" or ("auto" and ``dot``
     is on the PATH), else the pure-Python layout. `notes` (state -> short text) are written under
     the states (pure-Python layout; Graphviz puts them in the node label).
 
-    Raises `BrzozowskiError` for an unknown engine, for "graphviz" without ``dot``, and for an
+    Raises `DrawingError` for an unknown engine, for "graphviz" without ``dot``, and for an
     automaton with more than `MAX_DRAWN_STATES` states.
     """
     if engine not in _ENGINES:
-        raise BrzozowskiError(f"engine must be one of {_ENGINES}, not {engine!r}")
+        raise DrawingError(f"engine must be one of {_ENGINES}, not {engine!r}")
     if dfa.n_states > MAX_DRAWN_STATES:
-        raise BrzozowskiError(
+        raise DrawingError(
             f"the DFA has {dfa.n_states} states, more than MAX_DRAWN_STATES = {MAX_DRAWN_STATES} "
             "that a drawing can show legibly; use dfa.describe() for the table"
         )
     notes = {int(s): str(t) for s, t in (notes or {}).items()}
     for state in notes:
         if not 0 <= state < dfa.n_states:
-            raise BrzozowskiError(f"a note for state {state}, which does not exist "
+            raise DrawingError(f"a note for state {state}, which does not exist "
                                   f"(states 0..{dfa.n_states - 1})")
     if engine == "graphviz" or (engine == "auto" and shutil.which("dot")):
         svg = _graphviz(dfa, notes, required=engine == "graphviz")
@@ -105,7 +119,7 @@ class Picture:
 # -- Graphviz ------------------------------------------------------------------------------------
 
 
-def _graphviz(dfa: DFA, notes: dict[int, str], required: bool) -> str | None:
+def _graphviz(dfa: Drawable, notes: dict[int, str], required: bool) -> str | None:
     """`dot -Tsvg` of the DFA's DOT text; None (fall back) on any failure unless `required`."""
     dot = dfa.to_dot()
     if notes:
@@ -119,7 +133,7 @@ def _graphviz(dfa: DFA, notes: dict[int, str], required: bool) -> str | None:
                               timeout=_DOT_TIMEOUT_SECONDS, check=True)
     except (OSError, subprocess.SubprocessError) as error:
         if required:
-            raise BrzozowskiError(f"Graphviz failed to draw the DFA: {error}") from error
+            raise DrawingError(f"Graphviz failed to draw the DFA: {error}") from error
         return None
     svg = done.stdout
     return svg[svg.index("<svg"):] if "<svg" in svg else None
@@ -132,7 +146,7 @@ def _dot_escape(text: str) -> str:
 # -- the pure-Python layout ----------------------------------------------------------------------
 
 
-def _python_layout(dfa: DFA, notes: dict[int, str]) -> str:
+def _python_layout(dfa: Drawable, notes: dict[int, str]) -> str:
     edges = dfa.edges()
     labels = {(s, t): _show(ranges) for s, ranges, t in edges}
 

@@ -118,6 +118,12 @@ class SamplingParamsError(BrzozowskiError):
         super().__init__(message)
 
 
+class DrawingError(BrzozowskiError):
+    """A picture that cannot be drawn (`brzozowski.draw.dfa_svg`): an unknown engine, an automaton
+    with more than `MAX_DRAWN_STATES` states, a note for a state it does not have, or Graphviz
+    failing (or missing) when the "graphviz" engine was asked for by name."""
+
+
 class GoldenError(BrzozowskiError):
     """The golden masks file or its generation: a case that cannot be recorded, a bad argument."""
 

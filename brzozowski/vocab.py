@@ -1,4 +1,5 @@
-"""Token bytes: what each token id of a tokenizer writes, as bytes (spec §2.3).
+"""Token bytes: what each token id of a tokenizer writes, as bytes: β(t) of the mask rule in
+`docs/semantics.md`.
 
 Masks are computed over *bytes* (the automaton reads bytes), but tokenizers hand out *token
 strings*. `vocab_bytes(tok)` turns whatever tokenizer the user holds into one list indexed by
@@ -9,7 +10,7 @@ token id:
 * ``None`` for a special token (``<|endoftext|>``, ``<s>``, ...) and for a reserved id that no
   token uses: such ids are never allowed by a mask; EOS is handled separately by its id.
 
-The rules for token *strings* (spec §2.3):
+The rules for token *strings*:
 
 * **Byte-level BPE** (GPT-2, cl100k/o200k, Llama 3, Qwen, ...) writes each byte as one printable
   character of the GPT-2 byte map (`bytes_to_unicode`; byte 32, the space, is ``"Ġ"``). A token
@@ -615,9 +616,9 @@ def _read_tiktoken_ranks(path: str) -> dict[bytes, int]:
         parts = line.split()
         if not parts:
             continue
+        if len(parts) != 2:
+            raise VocabularyError(f"{path}:{lineno}: expected 'base64 rank', got {line!r}")
         try:
-            if len(parts) != 2:
-                raise ValueError(f"expected 'base64 rank', got {line!r}")
             token, rank = binascii.a2b_base64(parts[0], strict_mode=True), int(parts[1])
         except ValueError as e:  # binascii.Error is a ValueError
             raise VocabularyError(f"{path}:{lineno}: {e}") from None

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from brzozowski import BrzozowskiError, regex_to_dfa
+from brzozowski.errors import DrawingError
 from brzozowski.draw import MAX_DRAWN_STATES, Picture, dfa_svg
 
 from .corpus import DRAWN_PATTERNS, HAND
@@ -55,7 +56,7 @@ def test_notes_are_written_under_their_states():
     svg = dfa_svg(regex_to_dfa("ab"), engine="python", notes={0: "ab", 2: "ε & <x>"})
     notes = [t.text for t in ET.fromstring(svg).iter(SVG + "text") if t.get("class") == "note"]
     assert notes == ["ab", "ε & <x>"]
-    with pytest.raises(BrzozowskiError, match="state 9"):
+    with pytest.raises(DrawingError, match="state 9"):
         dfa_svg(regex_to_dfa("ab"), notes={9: "no such state"})
 
 
@@ -64,15 +65,16 @@ def test_repr_svg_and_its_limit():
     big = regex_to_dfa(f"(a|b)*a(a|b){{{MAX_DRAWN_STATES.bit_length()}}}")
     assert big.n_states > MAX_DRAWN_STATES
     assert big._repr_svg_() is None  # Jupyter falls back to the text repr
-    with pytest.raises(BrzozowskiError, match="MAX_DRAWN_STATES"):
+    with pytest.raises(DrawingError, match="MAX_DRAWN_STATES"):
         dfa_svg(big)
 
 
 def test_bad_engine_and_missing_graphviz(monkeypatch):
-    with pytest.raises(BrzozowskiError, match="engine"):
+    assert issubclass(DrawingError, BrzozowskiError) and issubclass(DrawingError, ValueError)
+    with pytest.raises(DrawingError, match="engine"):
         dfa_svg(regex_to_dfa("a"), engine="neato")
     monkeypatch.setenv("PATH", "")
-    with pytest.raises(BrzozowskiError, match="Graphviz"):
+    with pytest.raises(DrawingError, match="Graphviz"):
         dfa_svg(regex_to_dfa("a"), engine="graphviz")
     assert groups(dfa_svg(regex_to_dfa("a")), "state")  # auto falls back to the Python layout
 
@@ -80,3 +82,17 @@ def test_bad_engine_and_missing_graphviz(monkeypatch):
 def test_picture_shows_its_svg():
     svg = dfa_svg(regex_to_dfa("a"), engine="python")
     assert Picture(svg)._repr_svg_() == svg
+
+
+def test_draw_does_not_import_the_dfa_module():
+    """draw depends on its `Drawable` protocol; only `dfa` imports `draw` (no import cycle)."""
+    import ast
+    from pathlib import Path
+
+    import brzozowski.draw
+
+    tree = ast.parse(Path(brzozowski.draw.__file__).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for alias in node.names}
+    assert not {name for name in imported if name and name.split(".")[-1] == "dfa"}

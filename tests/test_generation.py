@@ -1,6 +1,6 @@
 """Constrained generation end to end: JSON schema -> regex -> DFA -> masks over a real byte-level
-vocabulary -> seeded sampling. Every finished document must parse and validate (seed §4,
-test_constrained_generation_parses), and the `schema` and `demo` commands must say so too.
+vocabulary -> seeded sampling. Every finished document must parse and validate (pitfall 8 of
+docs/semantics.md: test_constrained_generation_parses), and the `schema` and `demo` commands must say so too.
 
 The "model" here is a stand-in written for this test (seeded noise plus a small bias toward short
 ASCII tokens and toward ending long values), independent of the demo's. It knows nothing of the

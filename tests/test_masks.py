@@ -1,11 +1,12 @@
 """Token masks (brzozowski.masks): the hand example, brute force as the oracle, real vocabularies,
 lazy against eager automata, packed bitmasks, the bounded cache and concurrent use.
 
-The oracle is the definition (spec §2.3): a token is allowed in state s iff walking its bytes from
-s, one transition at a time, never reaches DEAD; EOS iff s accepts; empty and special tokens never.
+The oracle is the definition (the mask rule of docs/semantics.md): a token is allowed in state s
+iff walking its bytes from s, one transition at a time, never reaches DEAD; EOS iff s accepts; empty
+and special tokens never.
 It walks each token on its own (no trie, no sharing, no numpy), so it shares no code with the index.
 
-Pitfall mutants tried by hand (see the report): pitfall 4 "EOS allowed everywhere" fails
+Pitfalls of docs/semantics.md planted by hand: pitfall 4 "EOS allowed everywhere" fails
 test_hand_example_masks and test_masks_match_brute_force; pitfall 5 "trie walk stopping at the first
 dead byte" (the children after a dead sibling are skipped) and "wrong next state recorded" (a node
 gets its parent's state, in the sparse or in the dense expansion) fail test_masks_match_brute_force

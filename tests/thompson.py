@@ -1,5 +1,5 @@
 """An independent reference construction, for the tests only: Thompson NFA → subset construction →
-liveness → Moore → breadth-first numbering, exactly as seed §2.1–§2.2 describe it.
+liveness → Moore → breadth-first numbering, the canonical DFA of docs/semantics.md.
 
 It shares nothing with the library: it reads Python's own parse tree (`re._parser`) rather than
 our parser, builds NFA fragments rather than derivatives, and minimizes with plain Python Moore
