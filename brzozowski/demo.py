@@ -33,7 +33,7 @@ import numpy as np
 
 from .errors import BrzozowskiError
 
-__all__ = ["TOOLS", "Generation", "Task", "generate", "run", "tasks_for", "tool_call_schema"]
+__all__ = ["TOOLS", "Generation", "Task", "Tool", "generate", "run", "tasks_for", "tool_call_schema"]
 
 DEFAULT_MAX_TOKENS = 128
 DEFAULT_TEMPERATURE = 0.7
@@ -49,10 +49,22 @@ def tool_call_schema(name: str, parameters: Mapping[str, Any]) -> dict:
     }
 
 
-#: The embedded tools: name -> (description, parameters schema, the user's requests). Required and
-#: optional arguments, enums, booleans, integers and numbers, bounded arrays, a nullable string.
-TOOLS: dict[str, tuple[str, dict, list[str]]] = {
-    "get_weather": (
+@dataclass(frozen=True)
+class Tool:
+    """A tool an agent may call: what it does, its parameters' schema, an example of its arguments
+    (shown to the model in the prompt) and requests a user might make."""
+
+    description: str
+    parameters: dict
+    example_request: str
+    example: dict
+    requests: list[str]
+
+
+#: The embedded tools. Required and optional arguments, enums, booleans, integers and numbers,
+#: bounded arrays, nullable values.
+TOOLS: dict[str, Tool] = {
+    "get_weather": Tool(
         "Get the weather forecast for a city.",
         {
             "type": "object",
@@ -65,11 +77,13 @@ TOOLS: dict[str, tuple[str, dict, list[str]]] = {
             "required": ["city", "days"],
             "additionalProperties": False,
         },
+        "Weather in Madrid for 2 days, in celsius.",
+        {"city": "Madrid", "days": 2, "unit": "celsius"},
         ["What will the weather be like in Oslo over the next 3 days?",
          "Forecast for Lima tomorrow, in fahrenheit please.",
          "Is it going to rain in Tokyo this week? Hourly if you can."],
     ),
-    "search_flights": (
+    "search_flights": Tool(
         "Search flights between two airports.",
         {
             "type": "object",
@@ -83,11 +97,13 @@ TOOLS: dict[str, tuple[str, dict, list[str]]] = {
             "required": ["origin", "destination", "passengers"],
             "additionalProperties": False,
         },
+        "One economy seat from Vienna to Oslo.",
+        {"origin": "Vienna", "destination": "Oslo", "passengers": 1, "cabin": "economy"},
         ["Find me a flight from Paris to Berlin for 2 people.",
          "I need a business class ticket from New York to London.",
          "Cheapest flights Madrid to Rome, 4 passengers, under 300 euros."],
     ),
-    "create_event": (
+    "create_event": Tool(
         "Add an event to the user's calendar.",
         {
             "type": "object",
@@ -100,11 +116,13 @@ TOOLS: dict[str, tuple[str, dict, list[str]]] = {
             "required": ["title", "date", "attendees"],
             "additionalProperties": False,
         },
+        "Dentist with Sam on 2025-03-04.",
+        {"title": "Dentist", "date": "2025-03-04", "attendees": ["Sam"]},
         ["Put a team lunch with Ana and Bo on 2025-06-12 in my calendar.",
          "Schedule the project review on 2025-07-01 with Carla.",
          "Block 2025-12-24 all day for the family dinner with Dan and Eve."],
     ),
-    "book_table": (
+    "book_table": Tool(
         "Book a table at a restaurant.",
         {
             "type": "object",
@@ -113,14 +131,16 @@ TOOLS: dict[str, tuple[str, dict, list[str]]] = {
                 "people": {"type": "integer"},
                 "time": {"type": "string", "description": "HH:MM"},
                 "outdoor": {"type": "boolean"},
-                "notes": {"type": ["string", "null"]},
+                "budget_per_person": {"type": ["integer", "null"]},
             },
             "required": ["restaurant", "people", "time"],
             "additionalProperties": False,
         },
+        "Da Paolo, 3 people, 13:00.",
+        {"restaurant": "Da Paolo", "people": 3, "time": "13:00"},
         ["Book a table for 4 at Chez Marie at 19:30.",
          "Table for two at Sakura tonight at 20:00, outside if possible.",
-         "Reserve Luigi's for 6 people at 12:15, one of us is vegetarian."],
+         "Reserve Luigi's for 6 people at 12:15, at most 30 euros each."],
     ),
 }
 
@@ -161,7 +181,8 @@ class Generation:
 SYSTEM = (
     "You are a function-calling assistant. You have one tool.\n"
     "Tool name: {name}\nDescription: {description}\nParameters (JSON schema): {parameters}\n"
-    'Reply with only the tool call, as one JSON object: {{"name": "{name}", "arguments": {{...}}}}'
+    "Reply with only the tool call, as one JSON object. For example, to the request "
+    '"{example_request}" you would reply:\n{example}'
 )
 
 
@@ -185,11 +206,13 @@ def tasks_for(
     names = list(TOOLS)
     for i in range(n):
         name = names[i % len(names)]
-        description, parameters, requests = TOOLS[name]
-        request = prompt if prompt is not None else requests[i // len(names) % len(requests)]
-        system = SYSTEM.format(name=name, description=description, parameters=json.dumps(parameters))
+        tool = TOOLS[name]
+        request = prompt if prompt is not None else tool.requests[i // len(names) % len(tool.requests)]
+        example = json.dumps({"name": name, "arguments": tool.example}, separators=(",", ":"))
+        system = SYSTEM.format(name=name, description=tool.description, parameters=json.dumps(tool.parameters),
+                               example_request=tool.example_request, example=example)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": request}]
-        tasks.append(Task(f"{name}: {request}", messages, tool_call_schema(name, parameters)))
+        tasks.append(Task(f"{name}: {request}", messages, tool_call_schema(name, tool.parameters)))
     return tasks
 
 

@@ -140,8 +140,9 @@ class ConstraintLogitsProcessor:
 
     ``processor(input_ids, scores)`` advances ``self.constraint`` past the newest token of
     `input_ids` (the prompt on the first call) and returns `scores` with ``-inf`` outside the
-    mask. ``timings`` (seconds per call: advance, mask, apply) and ``call_starts``
-    (``time.perf_counter()`` at each call) let a caller set the overhead against the model's time.
+    mask. ``tokens`` are the generated token ids it advanced past; ``timings`` (seconds per call:
+    advance, mask, apply) and ``call_starts`` (``time.perf_counter()`` at each call) let a caller
+    set the overhead against the model's time.
     """
 
     def __init__(self, index: TokenIndex) -> None:
@@ -155,13 +156,9 @@ class ConstraintLogitsProcessor:
         self.constraint = Constraint(self.index)
         self.prompt_length: int | None = None
         self._seen = 0
+        self.tokens: list[int] = []
         self.timings: list[float] = []
         self.call_starts: list[float] = []
-
-    @property
-    def generated(self) -> int:
-        """How many generated tokens the processor has seen (advanced past)."""
-        return 0 if self.prompt_length is None else self._seen - self.prompt_length
 
     def __call__(self, input_ids: Any, scores: np.ndarray) -> np.ndarray:
         start = time.perf_counter()
@@ -169,9 +166,12 @@ class ConstraintLogitsProcessor:
         if self.prompt_length is None or n != self._seen + 1:
             if self.prompt_length is not None:
                 self.constraint = Constraint(self.index)  # a new generation on the same processor
+                self.tokens = []
             self.prompt_length = n
         else:
-            self.constraint.advance(int(input_ids[-1]))
+            token = int(input_ids[-1])
+            self.constraint.advance(token)
+            self.tokens.append(token)
         self._seen = n
         mask = self.constraint.mask()
         if scores.shape != mask.shape:

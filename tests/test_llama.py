@@ -106,7 +106,7 @@ def test_processor_masks_follows_and_restarts(vocab, llm):
     scores = np.random.default_rng(0).standard_normal(len(tokens)).astype(np.float32)
     out = processor(np.array(prompt, dtype=np.intc), scores.copy())
     allowed = np.isfinite(out)
-    assert np.array_equal(allowed, index.mask(index.start)) and processor.generated == 0
+    assert np.array_equal(allowed, index.mask(index.start)) and processor.tokens == []
     assert np.array_equal(out[allowed], scores[allowed])  # the allowed scores are untouched
     assert {tokens[t] for t in np.flatnonzero(allowed)} >= {b"y", b"yes", b"no", b"n"}
     assert not allowed[eos]
@@ -116,12 +116,12 @@ def test_processor_masks_follows_and_restarts(vocab, llm):
     bang = tokens.index(b"!")
     out = processor(np.array(prompt + [yes, bang], dtype=np.intc), scores.copy())
     assert np.flatnonzero(np.isfinite(out)).tolist() == [eos]  # complete, nothing may follow: only EOS
-    assert processor.generated == 2 and processor.constraint.is_complete()
+    assert processor.tokens == [yes, bang] and processor.constraint.is_complete()
     with pytest.raises(TokenError, match="not allowed"):  # a token outside the mask surfaces
         processor(np.array(prompt + [yes, bang, yes], dtype=np.intc), scores.copy())
     # a call that does not bring exactly one new token starts a new generation
     out = processor(np.array(prompt + [yes, bang, yes, yes, yes], dtype=np.intc), scores.copy())
-    assert processor.generated == 0 and np.array_equal(np.isfinite(out), index.mask(index.start))
+    assert processor.tokens == [] and np.array_equal(np.isfinite(out), index.mask(index.start))
     with pytest.raises(VocabularyError, match="49152 tokens"):
         processor(np.array(prompt, dtype=np.intc), scores[:100])
     with pytest.raises(TypeError, match="TokenIndex"):
@@ -137,7 +137,8 @@ def test_processor_in_create_completion_ends_on_eos(llm, vocab):
     text = out["choices"][0]["text"]
     assert out["choices"][0]["finish_reason"] == "stop", text
     assert re.fullmatch(pattern, text), text
-    assert processor.constraint.is_complete() and processor.generated == out["usage"]["completion_tokens"]
+    assert b"".join(tokens[t] for t in processor.tokens) == text.encode()
+    assert processor.constraint.is_complete() and len(processor.tokens) == out["usage"]["completion_tokens"]
     assert logits_processor(llm, regex=pattern).index is processor.index  # shared between requests
     assert shared_index(llm, pattern, precompute=True) is not processor.index
     with pytest.raises(BrzozowskiError, match="exactly one of schema= or regex="):
