@@ -25,7 +25,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -263,12 +263,14 @@ def generate(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     temperature: float = DEFAULT_TEMPERATURE,
     precompute: bool = True,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Generation:
     """Run `task` once on `llm` (constrained or not), judge the answer, time it.
 
     Constrained, the token index is shared between generations of the same pattern; with
     `precompute` every state's mask is computed before the first token (``setup_seconds``, zero
-    when the index was already there), else on first use, on the token path.
+    when the index was already there), else on first use, on the token path. `clock` times the
+    processor (wall time by default; ``time.thread_time`` for CPU time).
     """
     from llama_cpp import LogitsProcessorList
 
@@ -281,6 +283,7 @@ def generate(
         start = time.perf_counter()
         processor = logits_processor(llm, regex=task.pattern, precompute=precompute)
         setup = time.perf_counter() - start
+        processor.clock = clock
         extra["logits_processor"] = LogitsProcessorList([processor])
     start = time.perf_counter()
     out = llm.create_chat_completion(

@@ -37,7 +37,7 @@ from __future__ import annotations
 import ctypes
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -141,14 +141,16 @@ class ConstraintLogitsProcessor:
     ``processor(input_ids, scores)`` advances ``self.constraint`` past the newest token of
     `input_ids` (the prompt on the first call) and returns `scores` with ``-inf`` outside the
     mask. ``tokens`` are the generated token ids it advanced past; ``timings`` (seconds per call:
-    advance, mask, apply) and ``call_starts`` (``time.perf_counter()`` at each call) let a caller
-    set the overhead against the model's time.
+    advance, mask, apply) and ``call_starts`` (`clock` at each call) let a caller set the overhead
+    against the model's time. `clock` is wall time by default; ``time.thread_time`` measures CPU
+    time instead (robust on a loaded machine: llama.cpp with one thread computes in the caller's).
     """
 
-    def __init__(self, index: TokenIndex) -> None:
+    def __init__(self, index: TokenIndex, clock: Callable[[], float] = time.perf_counter) -> None:
         if not isinstance(index, TokenIndex):
             raise TypeError(f"ConstraintLogitsProcessor needs a TokenIndex, not {type(index).__name__}")
         self.index = index
+        self.clock = clock
         self.reset()
 
     def reset(self) -> None:
@@ -161,7 +163,7 @@ class ConstraintLogitsProcessor:
         self.call_starts: list[float] = []
 
     def __call__(self, input_ids: Any, scores: np.ndarray) -> np.ndarray:
-        start = time.perf_counter()
+        start = self.clock()
         n = len(input_ids)
         if self.prompt_length is None or n != self._seen + 1:
             if self.prompt_length is not None:
@@ -181,7 +183,7 @@ class ConstraintLogitsProcessor:
             )
         out = np.where(mask, scores, np.float32(-np.inf))
         self.call_starts.append(start)
-        self.timings.append(time.perf_counter() - start)
+        self.timings.append(self.clock() - start)
         return out
 
 
