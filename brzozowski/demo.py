@@ -61,8 +61,9 @@ class Tool:
     requests: list[str]
 
 
-#: The embedded tools. Required and optional arguments, enums, booleans, integers and numbers,
-#: bounded arrays, nullable values.
+#: The embedded tools. Required and optional arguments, enums, booleans, integers, arrays, nullable
+#: values. No prices: a 135M model asked for an amount may write "12000000..." and never stop, which
+#: the schema allows (JSON numbers are unbounded); the demo's documents should end within the cap.
 TOOLS: dict[str, Tool] = {
     "get_weather": Tool(
         "Get the weather forecast for a city.",
@@ -92,7 +93,7 @@ TOOLS: dict[str, Tool] = {
                 "destination": {"type": "string"},
                 "passengers": {"type": "integer"},
                 "cabin": {"enum": ["economy", "business", "first"]},
-                "max_price": {"type": ["number", "null"]},
+                "direct_only": {"type": ["boolean", "null"]},
             },
             "required": ["origin", "destination", "passengers"],
             "additionalProperties": False,
@@ -101,7 +102,7 @@ TOOLS: dict[str, Tool] = {
         {"origin": "Vienna", "destination": "Oslo", "passengers": 1, "cabin": "economy"},
         ["Find me a flight from Paris to Berlin for 2 people.",
          "I need a business class ticket from New York to London.",
-         "Cheapest flights Madrid to Rome, 4 passengers, under 300 euros."],
+         "Flights Madrid to Rome for 4 passengers, direct only."],
     ),
     "create_event": Tool(
         "Add an event to the user's calendar.",
@@ -131,7 +132,7 @@ TOOLS: dict[str, Tool] = {
                 "people": {"type": "integer"},
                 "time": {"type": "string", "description": "HH:MM"},
                 "outdoor": {"type": "boolean"},
-                "budget_per_person": {"type": ["integer", "null"]},
+                "high_chair": {"type": ["boolean", "null"]},
             },
             "required": ["restaurant", "people", "time"],
             "additionalProperties": False,
@@ -140,7 +141,7 @@ TOOLS: dict[str, Tool] = {
         {"restaurant": "Da Paolo", "people": 3, "time": "13:00"},
         ["Book a table for 4 at Chez Marie at 19:30.",
          "Table for two at Sakura tonight at 20:00, outside if possible.",
-         "Reserve Luigi's for 6 people at 12:15, at most 30 euros each."],
+         "Reserve Luigi's for 6 people at 12:15, we need a high chair."],
     ),
 }
 
