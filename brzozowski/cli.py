@@ -1,8 +1,14 @@
 """The `brzozowski` command: compile patterns, inspect masks and schemas, run the demo, check golden.
 
-Each subcommand is one small function ``_cmd_NAME(args) -> int`` (the exit status) registered in
-`_build_parser`. Bad input (a malformed pattern or schema, an unknown vocabulary) prints the located
-error and exits with status 2, never a traceback.
+Each subcommand is one small function ``_cmd_NAME(args) -> int`` (the exit status), added to the
+parser by one ``_register_NAME(commands)`` function listed in `_REGISTRARS`. Bad input (a malformed
+pattern or schema, an unknown vocabulary, a bad option value, an unwritable path) prints the
+located error and exits with status 2, never a traceback; a closed pipe (``| head``) ends the
+command quietly.
+
+A pattern that starts with ``-`` works as it is (``brzozowski compile -a``) when it is the one
+argument the command does not know as an option; ``--`` before it (``brzozowski compile -- -h``)
+works always, the usual rule of command lines.
 
 >>> main(["compile", "a|b"])
 2 states, start 0, accepting [1]
@@ -14,14 +20,20 @@ error and exits with status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
+import textwrap
 from typing import Sequence
 
+from . import __version__
 from .dfa import regex_to_dfa
-from .errors import BrzozowskiError
+from .errors import BrzozowskiError, GoldenError, StateBudgetError
 from .lazy import DEFAULT_MAX_STATES
 
 __all__ = ["main"]
+
+_WIDTH = 100  # long lines (a DFA's accepting states) are wrapped at this width
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
@@ -31,7 +43,9 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     elif args.dot:
         print(dfa.to_dot())
     else:
-        print(dfa.describe())
+        header, _, rest = dfa.describe().partition("\n")
+        print(textwrap.fill(header, width=_WIDTH, subsequent_indent="    ", break_long_words=False))
+        print(rest)
     return 0
 
 
@@ -40,7 +54,8 @@ def _cmd_masks(args: argparse.Namespace) -> int:
     import statistics
     import time
 
-    from .masks import TokenIndex, vocab_trie
+    from .masks import TokenIndex
+    from .vocabulary import vocab_trie
     from .vocab import load_vocab
 
     t0 = time.perf_counter()
@@ -50,15 +65,16 @@ def _cmd_masks(args: argparse.Namespace) -> int:
     t2 = time.perf_counter()
     dfa = regex_to_dfa(args.pattern, max_states=args.max_states)
     t3 = time.perf_counter()
-    index = TokenIndex(dfa, trie, eos_id=eos_id, walk=args.walk)
+    index = TokenIndex(dfa, trie, eos_id=eos_id)
+    index.set_strategy(expansion=args.walk)
     states = range(min(args.states, dfa.n_states))
     print(f"vocabulary {args.vocab}: {len(vocab)} tokens, EOS {eos_id}; loaded in "
           f"{(t1 - t0) * 1e3:.0f} ms, trie of {trie.n_nodes} nodes built in {(t2 - t1) * 1e3:.0f} ms "
           "(once per vocabulary)")
     t4 = time.perf_counter()
-    kind = "byte-class strings" if index.levels is not index.trie else "bytes"
+    kind = "byte-class strings" if index.walked_trie is not index.trie else "bytes"
     print(f"pattern compiled in {(t3 - t2) * 1e3:.1f} ms: {dfa.n_states} states; index in "
-          f"{(t4 - t3) * 1e3:.1f} ms, walking the trie of {kind} ({index.levels.n_nodes} nodes); "
+          f"{(t4 - t3) * 1e3:.1f} ms, walking the trie of {kind} ({index.walked_trie.n_nodes} nodes); "
           f"showing {len(states)}, walk={args.walk}")
     print(f"{'state':>6} {'accepts':>7} {'allowed':>8} {'cold ms':>9} {'cpu ms':>8} {'warm us':>8}")
     colds, cpus, warms = [], [], []
@@ -91,25 +107,39 @@ def _cmd_masks(args: argparse.Namespace) -> int:
 
 
 def _cmd_golden(args: argparse.Namespace) -> int:
-    """Regenerate the golden masks file, or (--check) hold our TokenIndex, Constraint and tables to it."""
+    """Regenerate the golden masks file at --path (and nowhere else), or (--check) hold our
+    TokenIndex, Constraint and tables to it (by default to the file shipped with the package)."""
     import time
 
-    from .golden import check_golden, format_report, load_golden, write_golden
+    from .golden import DEFAULT_GOLDEN_PATH, check_golden, format_report, load_golden
 
     start = time.perf_counter()
     if not args.check:
-        text = write_golden(args.path)
+        from .golden.cases import write_golden
+
+        if args.path is None:
+            raise GoldenError(
+                "regenerating writes a file: name it with --path (in a source checkout: --path "
+                "fixtures/masks_golden.json); to check the shipped file instead: --check"
+            )
+
+        try:
+            text = write_golden(args.path)
+        except OSError as error:
+            raise GoldenError(f"cannot write the golden file {args.path}: {error.strerror}") from None
         print(f"wrote {args.path}: {len(text.encode())} bytes in {time.perf_counter() - start:.1f} s")
         return 0
-    data = load_golden(args.path)
+    path = DEFAULT_GOLDEN_PATH if args.path is None else args.path
+    data = load_golden(path)
     mismatches = check_golden(data, cases=args.case or None, automaton=args.automaton)
     if mismatches:
-        print(format_report(mismatches, str(args.path)), file=sys.stderr)
+        print(format_report(mismatches, str(path)), file=sys.stderr)
         return 1
     cases = [c for c in data["cases"] if not args.case or c["name"] in args.case]
     steps = sum(len(p["mask"]) for c in cases for p in c["paths"])
-    print(f"golden check: {len(cases)} cases, {sum(len(c['paths']) for c in cases)} paths, {steps} "
-          f"steps over a {args.automaton}: no mismatches ({time.perf_counter() - start:.1f} s)")
+    print(f"golden check of {path}: {len(cases)} cases, {sum(len(c['paths']) for c in cases)} "
+          f"paths, {steps} steps over a {args.automaton}: no mismatches "
+          f"({time.perf_counter() - start:.1f} s)")
     return 0
 
 
@@ -125,6 +155,8 @@ def _read_schema(path: str) -> dict:
         raise BrzozowskiError(f"cannot read the schema file {path!r}: {e.strerror}") from None
     except ValueError as e:
         raise BrzozowskiError(f"the schema file {path!r} is not JSON: {e}") from None
+    except RecursionError:
+        raise BrzozowskiError(f"the schema file {path!r} nests too deep for a JSON parser") from None
 
 
 def _random_documents(dfa, rng, n: int, soft_limit: int = 80) -> list[bytes]:
@@ -207,9 +239,9 @@ def _register_schema_and_demo(commands) -> None:
         "schema", help="compile a JSON schema (subset) to a regex and a DFA; print both and a few sampled documents"
     )
     schema.add_argument("file", help="a JSON file holding the schema")
-    schema.add_argument("-n", type=int, default=3, help="how many documents to sample (default 3)")
+    schema.add_argument("-n", type=_non_negative, default=3, help="how many documents to sample (default 3)")
     schema.add_argument("--seed", type=int, default=0, help="the seed of the sampled documents")
-    schema.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, help="the state budget")
+    schema.add_argument("--max-states", type=_positive, default=DEFAULT_MAX_STATES, help="the state budget")
     schema.set_defaults(run=_cmd_schema)
 
     demo = commands.add_parser(
@@ -232,69 +264,141 @@ def _register_schema_and_demo(commands) -> None:
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    value = _integer(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _non_negative(text: str) -> int:
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+def _integer(text: str) -> int:
+    if not re.fullmatch(r"\s*[+-]?[0-9]{1,18}\s*", text):
+        raise argparse.ArgumentTypeError(f"not an integer of at most 18 digits: {text[:40]!r}")
+    return int(text)
+
+
+_MISSING = None  # a pattern not given (argparse's nargs="?" default): see _read_dash_pattern
+_PATTERN_HELP = ("the pattern; one that starts with '-' may follow '--' (needed only when it is also "
+                 "one of the command's options, such as -h)")
+
+
+def _read_dash_pattern(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> None:
+    """argparse reads ``-a`` as an unknown option, not as the pattern: take it as the pattern when
+    the command has a pattern, none was given, and it is the one argument argparse did not know
+    (single dash only, so a mistyped ``--flag`` is still an error)."""
+    if ("pattern" in args and args.pattern is _MISSING and len(extra) == 1
+            and extra[0].startswith("-") and not extra[0].startswith("--")):
+        args.pattern = extra.pop()
+    hint = (" (a pattern that starts with '-' can always follow '--': "
+            f"brzozowski {args.command} -- '{extra[0] if extra else '-a'}')") if "pattern" in args else ""
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}{hint if extra[0][:1] == '-' else ''}")
+    if "pattern" in args and args.pattern is _MISSING:
+        parser.error(f"the {args.command} command needs a pattern{hint}")
+
+
+def _register_compile(commands) -> None:
+    compile_ = commands.add_parser(
+        "compile", help="print the canonical DFA of a pattern (Python re syntax for bytes, full match)"
+    )
+    compile_.add_argument("pattern", nargs="?", default=_MISSING, help=_PATTERN_HELP)
+    output = compile_.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="write the tables as JSON")
+    output.add_argument("--dot", action="store_true", help="write Graphviz DOT")
+    compile_.add_argument("--max-states", type=_positive, default=DEFAULT_MAX_STATES,
+                          help=f"the state budget (default {DEFAULT_MAX_STATES:,})")
+    compile_.set_defaults(run=_cmd_compile)
+
+
+def _register_masks(commands) -> None:
+    masks = commands.add_parser(
+        "masks", help="per-state allowed-token counts and mask timings over a vocabulary"
+    )
+    masks.add_argument("pattern", nargs="?", default=_MISSING, help=_PATTERN_HELP)
+    masks.add_argument(
+        "--vocab", required=True, help="cl100k_base, o200k_base, a tokenizer.json or a .tiktoken file"
+    )
+    masks.add_argument("--states", type=_non_negative, default=20, help="how many states to show (default 20)")
+    masks.add_argument("--repeats", type=_positive, default=20, help="warm lookups timed per state (default 20)")
+    masks.add_argument("--walk", choices=["auto", "sparse", "dense"], default="auto")
+    masks.add_argument("--max-states", type=_positive, default=DEFAULT_MAX_STATES,
+                       help=f"the state budget (default {DEFAULT_MAX_STATES:,})")
+    masks.set_defaults(run=_cmd_masks)
+
+
+def _register_golden(commands) -> None:
+    golden = commands.add_parser(
+        "golden", help="--check our masks and tables against the golden masks file, or regenerate it at --path"
+    )
+    golden.add_argument("--check", action="store_true",
+                        help="verify instead of regenerating (default file: the one shipped with the package)")
+    golden.add_argument("--path", help="the golden file to check, or to write when regenerating")
+    golden.add_argument("--case", action="append", help="check only this case (repeatable)")
+    golden.add_argument("--automaton", choices=["dfa", "lazy"], default="dfa",
+                        help="check TokenIndex over regex_to_dfa (default) or over a LazyDFA")
+    golden.set_defaults(run=_cmd_golden)
+
+
+_REGISTRARS = (_register_compile, _register_masks, _register_golden, _register_schema_and_demo)
+
+_EXAMPLES = """\
+examples:
+  brzozowski compile '(cat|car|dog)s?'             the canonical DFA, one line per state
+  brzozowski compile --json '[0-9]{1,3}'           the tables as JSON (--dot: Graphviz)
+  brzozowski compile '-?[0-9]+'                    a pattern may start with '-' ...
+  brzozowski compile -- -h                         ... and follows '--' when it is also an option
+  brzozowski masks '[a-z]+' --vocab o200k_base     allowed-token counts and mask timings per state
+  brzozowski schema tool.json -n 3                 a JSON schema's regex, DFA and sampled documents
+  brzozowski demo                                  constrained generation of tool calls
+  brzozowski golden --check                        hold our masks to the shipped golden file
+  brzozowski golden --path fixtures/masks_golden.json   regenerate the golden file there
+
+exit status: 0 success, 1 a golden check found mismatches or the demo an invalid document,
+2 bad input (the message names it and where)."""
 
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="brzozowski",
         description="Constrained decoding built on Brzozowski derivatives.",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    compile_ = commands.add_parser(
-        "compile", help="print the canonical DFA of a pattern (Python re syntax for bytes, full match)"
-    )
-    compile_.add_argument("pattern")
-    output = compile_.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="write the tables as JSON")
-    output.add_argument("--dot", action="store_true", help="write Graphviz DOT")
-    compile_.add_argument(
-        "--max-states", type=int, default=DEFAULT_MAX_STATES, help="the state budget"
-    )
-    compile_.set_defaults(run=_cmd_compile)
-
-    masks = commands.add_parser(
-        "masks", help="per-state allowed-token counts and mask timings over a vocabulary"
-    )
-    masks.add_argument("pattern")
-    masks.add_argument(
-        "--vocab", required=True, help="cl100k_base, o200k_base, a tokenizer.json or a .tiktoken file"
-    )
-    masks.add_argument("--states", type=int, default=20, help="how many states to show (default 20)")
-    masks.add_argument("--repeats", type=int, default=20, help="warm lookups timed per state")
-    masks.add_argument("--walk", choices=["auto", "sparse", "dense"], default="auto")
-    masks.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, help="the state budget")
-    masks.set_defaults(run=_cmd_masks)
-
-    from .golden import DEFAULT_GOLDEN_PATH
-
-    golden = commands.add_parser(
-        "golden", help="regenerate fixtures/masks_golden.json, or --check our masks and tables against it"
-    )
-    golden.add_argument("--check", action="store_true", help="verify instead of regenerating")
-    golden.add_argument("--path", default=str(DEFAULT_GOLDEN_PATH), help="the golden file")
-    golden.add_argument("--case", action="append", help="check only this case (repeatable)")
-    golden.add_argument("--automaton", choices=["dfa", "lazy"], default="dfa",
-                        help="check TokenIndex over regex_to_dfa (default) or over a LazyDFA")
-    golden.set_defaults(run=_cmd_golden)
-
-    _register_schema_and_demo(commands)
-
+    for register in _REGISTRARS:
+        register(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    args = _build_parser().parse_args(argv)
+    parser = _build_parser()
+    args, extra = parser.parse_known_args(argv)
+    _read_dash_pattern(parser, args, extra)
     try:
-        return args.run(args)
+        status = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
+    except StateBudgetError as error:
+        print(f"brzozowski {args.command}: error: {error} (the command-line flag is --max-states)",
+              file=sys.stderr)
+        return 2
     except BrzozowskiError as error:
         print(f"brzozowski {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader (| head) left: send the rest of our output nowhere, as Python's docs advise,
+        # so that the interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

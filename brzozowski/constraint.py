@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import MaskError, TokenError
+from .errors import InputTypeError, MaskError, TokenError
 from .masks import DEAD, TokenIndex
 from .sampling import SamplingParams, sample
 
@@ -69,7 +69,7 @@ class Constraint:
 
     def __init__(self, index: TokenIndex) -> None:
         if not isinstance(index, TokenIndex):
-            raise TypeError(f"Constraint needs a TokenIndex, not {type(index).__name__}")
+            raise InputTypeError(f"Constraint needs a TokenIndex, not {index!r:.80} ({type(index).__name__})")
         self.index = index
         self.state: int = index.start
         self.done: bool = False
@@ -115,12 +115,12 @@ class Constraint:
         is accepted. An id that is not a token id at all is a `TokenError`, wherever it stands.
         """
         index = self.index
-        ids = [_token_id(t, index.vocab_size) for t in token_ids]
+        ids = [index.check_token(t) for t in token_ids]
         if self.done:
             return 0
         state, eos = self.state, index.eos_id
         for count, token_id in enumerate(ids):
-            target = index.next_state(state, token_id)
+            target = index.next_state_unchecked(state, token_id)
             if target == DEAD:
                 return count
             if token_id == eos:
@@ -177,10 +177,11 @@ class Constraint:
         """
         self._refuse_after_eos(f"advance with token {token_id!r}")
         index = self.index
-        target = index.next_state(self.state, token_id)
+        token_id = index.check_token(token_id)
+        target = index.next_state_unchecked(self.state, token_id)
         if target == DEAD:
             raise TokenError(
-                f"token {token_id} ({self._describe(int(token_id))}) is not allowed in state "
+                f"token {token_id} ({self._describe(token_id)}) is not allowed in state "
                 f"{self.state}: it is outside the mask"
             )
         self._trail.append(self.state)
@@ -226,14 +227,6 @@ def fill_bitmasks(constraints: Sequence[Constraint], out: np.ndarray) -> None:
         raise MaskError(f"{len(constraints)} constraints do not fit a bitmask array of shape {shape}")
     for row, constraint in enumerate(constraints):
         constraint.fill_bitmask(out, row)
-
-
-def _token_id(token_id: Any, vocab_size: int) -> int:
-    if isinstance(token_id, bool) or not isinstance(token_id, (int, np.integer)):
-        raise TokenError(f"a token id is an int, not {token_id!r}")
-    if not 0 <= token_id < vocab_size:
-        raise TokenError(f"token id {token_id} is outside the vocabulary (ids 0..{vocab_size - 1})")
-    return int(token_id)
 
 
 def _check_bitmask_array(out: Any, row: Any, words: int) -> None:

@@ -19,18 +19,33 @@ class BrzozowskiError(ValueError):
     """Base class of every error this library raises on bad input."""
 
 
+class InputTypeError(BrzozowskiError, TypeError):
+    """A value of the wrong type given to a constructor or function (a pattern that is not text, an
+    automaton that is not one); the message names the value. Also a `TypeError`, as Python would say."""
+
+
+_CONTEXT = 76  # the characters of a pattern a message shows around the offset
+
+
 class RegexSyntaxError(BrzozowskiError):
     """A pattern that is malformed or uses syntax outside the supported subset of Python's `re`.
 
     `pattern` is the pattern text, `offset` the index of the offending construct; the message
-    shows the pattern with a caret under that offset.
+    shows the pattern (at most `_CONTEXT` characters of it, around the offset) with a caret under
+    that offset.
     """
 
     def __init__(self, message: str, pattern: str, offset: int) -> None:
         self.message = message
         self.pattern = pattern
         self.offset = offset
-        super().__init__(f"{message} at offset {offset}\n  {pattern}\n  {' ' * offset}^")
+        start = max(0, min(offset - _CONTEXT // 2, len(pattern) - _CONTEXT))  # a window of a long pattern
+        shown, caret = pattern[start:start + _CONTEXT], offset - start
+        if start:
+            shown, caret = "..." + shown, caret + 3
+        if start + _CONTEXT < len(pattern):
+            shown += "..."
+        super().__init__(f"{message} at offset {offset}\n  {shown}\n  {' ' * caret}^")
 
 
 class StateBudgetError(BrzozowskiError):
@@ -71,5 +86,9 @@ class SamplingParamsError(BrzozowskiError):
         super().__init__(message)
 
 
-class GoldenMismatchError(BrzozowskiError):
-    """Our masks, completeness or tables differ from the golden file."""
+class GoldenError(BrzozowskiError):
+    """The golden masks file or its generation: a case that cannot be recorded, a bad argument."""
+
+
+class GoldenMismatchError(GoldenError):
+    """Our masks, completeness or tables differ from the golden file, or the file is not one."""

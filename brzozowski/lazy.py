@@ -35,7 +35,7 @@ import threading
 import numpy as np
 
 from .derivatives import alphabet_classes, derivative, derivative_classes
-from .errors import BrzozowskiError, StateBudgetError
+from .errors import BrzozowskiError, InputTypeError, StateBudgetError
 from .syntax import parse
 from .terms import EMPTY, Term
 
@@ -104,6 +104,8 @@ class LazyDFA:
         term = pattern if isinstance(pattern, Term) else parse(pattern)
         if term is EMPTY:
             raise BrzozowskiError("the term ∅ has an empty language: no automaton state exists")
+        if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)):
+            raise InputTypeError(f"max_states is a whole number of states, not {max_states!r:.40}")
         if max_states < 1:
             raise BrzozowskiError(f"max_states must be at least 1, not {max_states}")
         self.max_states = max_states

@@ -1,4 +1,4 @@
-"""Sampling one token from logits: penalties, temperature, top-k, top-p, min-p (spec §2.4).
+"""Sampling one token from logits: penalties, temperature, top-k, top-p, min-p.
 
 `sample(logits, params, history, rng, prompt=())` returns ``(token_id, logprob)``. A logit of
 ``-inf`` is a token that can never be drawn: that is how a mask (`apply_mask`) forbids tokens, so
@@ -212,10 +212,12 @@ def _filtered(
         total = float(np.exp(x, out=x).sum())  # over every finite logit (exp(-inf) = 0)
         return np.array([best], dtype=np.int64), np.array([-math.log(total)]), None
 
-    if params.temperature != 1.0:
-        x /= params.temperature
-        top = float(x[best])
     x -= top  # the largest is now 0; -inf stays -inf
+    if params.temperature != 1.0:
+        # After the shift, so nothing overflows upward: a tiny temperature (1e-310) sends the
+        # others to -inf (a probability that underflows to 0 anyway), the largest stays 0.
+        with np.errstate(over="ignore"):
+            x /= params.temperature
     finite = x > -np.inf
     # ids None stands for "all of 0..V-1": no gathers, no index array in the unmasked case
     ids: np.ndarray | None = None if finite.all() else np.flatnonzero(finite)

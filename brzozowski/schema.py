@@ -14,7 +14,7 @@ accept raw UTF-8 (``ensure_ascii=False``), while enum/const values and property 
 only the ``ensure_ascii`` way. Anything the regex cannot express exactly is refused with
 `SchemaError`, never ignored: an ignored keyword would let the model emit what the schema forbids.
 
-The subset (seed spec §2.5):
+The subset:
 
 - ``"type"``: ``"string"``, ``"integer"``, ``"number"``, ``"boolean"``, ``"null"``, ``"array"``,
   ``"object"``, or a list of them (an alternation).
@@ -36,8 +36,18 @@ The subset (seed spec §2.5):
   allows), so ``{"type": "object"}`` alone matches only ``{}``. The regex is built from the end,
   so its size is quadratic, not exponential, in the property count.
 - ``anyOf``: an alternation (not combined with ``type``/``enum``/``const`` in the same schema).
-- Pure annotations (``title``, ``description``, ``$comment``, ``examples``, ``default``,
-  ``$schema``) are accepted and ignored.
+- Pure annotations (``title``, ``description``, ``$comment``, ``examples``, ``default``) are
+  accepted and ignored. ``$schema``, where given, must name a dialect in `DIALECTS` (draft-06,
+  draft-07, 2019-09, 2020-12): drafts 3 and 4 mean other things by the same keywords (``1.0`` is
+  not an integer there) and are refused, as is any other URI.
+- ``enum``/``const`` values must be JSON: string keys only, strings encodable as UTF-8 (no lone
+  surrogates, nor in property names), finite numbers, integers of at most
+  ``sys.get_int_max_str_digits()`` (4,300) digits, nesting at most `MAX_VALUE_DEPTH` deep; checked
+  without recursion, refused with the pointer of the offending part.
+- Digits: ``"type": "integer"``/``"number"`` put no bound on the digits of a number. Python's
+  ``json.loads`` refuses integers of more than 4,300 digits, so a generated document can only be
+  parsed by it while its integers stay under that; cap the tokens of a generation (a real one
+  never comes near).
 
 Every other keyword, a ``required`` name that is not a property, an unknown type, a malformed
 schema, and a schema nested deeper than `MAX_DEPTH` or whose regex would exceed `MAX_REGEX_LENGTH`
@@ -58,6 +68,9 @@ JSON Schema Validation (draft 2020-12), https://json-schema.org/draft/2020-12/js
 from __future__ import annotations
 
 import json
+import math
+import reprlib
+import sys
 from typing import Any
 
 from .errors import SchemaError
@@ -83,6 +96,22 @@ MAX_REGEX_LENGTH = 4_000_000
 #: The deepest nesting of schemas accepted. Real tool schemas nest a few levels; a deeper (or a
 #: cyclic, Python-built) schema gets a SchemaError here instead of a RecursionError.
 MAX_DEPTH = 64
+
+#: The deepest nesting of arrays and objects inside an ``enum`` or ``const`` value. The value is
+#: checked without recursion; past this depth a SchemaError names the place (Python's own JSON
+#: encoder and decoder recurse, so deeper values could not round-trip anyway).
+MAX_VALUE_DEPTH = 256
+
+#: The ``$schema`` dialects whose meaning of the supported keywords is the one compiled here
+#: (draft 6 onward: ``1.0`` is an integer, ``const`` exists). Given without a trailing ``#``, either
+#: scheme. Draft 4 and 3 differ (``1.0`` is not an integer there, ``const`` does not exist) and are
+#: refused with a SchemaError, as is any other ``$schema``.
+DIALECTS = frozenset({
+    "json-schema.org/draft-06/schema",
+    "json-schema.org/draft-07/schema",
+    "json-schema.org/draft/2019-09/schema",
+    "json-schema.org/draft/2020-12/schema",
+})
 
 _OBJECT_KEYWORDS = ("properties", "required", "additionalProperties")
 _ARRAY_KEYWORDS = ("items", "minItems", "maxItems")
@@ -169,6 +198,81 @@ def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = 60
+_repr.maxlevel = 3
+
+
+def _show(value: Any) -> str:
+    """A short repr of a value from the schema for a message (bounded in length and depth)."""
+    return _repr.repr(value)
+
+
+def _check_json_value(value: Any, ptr: str, kw: str) -> None:
+    """Refuse (SchemaError at the JSON pointer of the offending part) anything in an enum/const
+    value that is not JSON: keys that are not strings, strings that cannot be encoded as UTF-8
+    (lone surrogates), NaN and infinities, integers Python's JSON parser refuses (more digits than
+    ``sys.get_int_max_str_digits()``), other Python types, nesting deeper than `MAX_VALUE_DEPTH`.
+    Iterative: the depth of the value costs no stack."""
+    stack = [(value, ptr, 0)]
+    while stack:
+        v, where, depth = stack.pop()
+        if v is None or isinstance(v, bool):
+            continue
+        if isinstance(v, str):
+            _check_text(v, where, kw, "a string")
+        elif isinstance(v, int):
+            try:
+                str(v)
+            except ValueError:  # beyond sys.get_int_max_str_digits(): json.loads would refuse it
+                raise SchemaError(
+                    f"{kw} value is an integer of more than {sys.get_int_max_str_digits():,} digits, "
+                    "which Python's JSON parser refuses", where, kw) from None
+        elif isinstance(v, float):
+            if not math.isfinite(v):
+                raise SchemaError(f"{kw} value {v!r} is not JSON (no NaN or infinity)", where, kw)
+        elif isinstance(v, (list, dict)):
+            if depth >= MAX_VALUE_DEPTH:
+                raise SchemaError(f"{kw} value nests deeper than {MAX_VALUE_DEPTH} levels", where, kw)
+            if isinstance(v, list):
+                stack.extend((item, _pointer(where, i), depth + 1) for i, item in enumerate(v))
+                continue
+            for key, item in v.items():
+                if not isinstance(key, str):
+                    raise SchemaError(f"{kw} value has the object key {_show(key)}: JSON keys are strings",
+                                      where, kw)
+                _check_text(key, where, kw, "an object key")
+                stack.append((item, _pointer(where, key), depth + 1))
+        else:
+            raise SchemaError(f"{kw} value {_show(v)} of type {type(v).__name__} is not JSON "
+                              "(null, true/false, numbers, strings, lists and dicts)", where, kw)
+
+
+def _check_text(text: str, where: str, kw: str | None, what: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise SchemaError(f"{what} {_show(text)} holds a lone surrogate (U+{ord(text[e.start]):04X} at "
+                          f"index {e.start}): it cannot be encoded as UTF-8", where, kw) from None
+
+
+def _check_dialect(node: dict, ptr: str) -> None:
+    uri = node["$schema"]
+    where = _pointer(ptr, "$schema")
+    if not isinstance(uri, str):
+        raise SchemaError(f"$schema must be a URI string, got {_show(uri)}", where, "$schema")
+    bare = uri.rstrip("#").removeprefix("https://").removeprefix("http://")
+    if bare in DIALECTS:
+        return
+    if bare in ("json-schema.org/draft-04/schema", "json-schema.org/draft-03/schema"):
+        raise SchemaError(
+            f"$schema {uri!r} is not followed: in drafts 3 and 4, 1.0 is not an integer and const does "
+            "not exist, so this compiler would allow what the schema forbids; use draft-06 or later "
+            "(e.g. https://json-schema.org/draft/2020-12/schema)", where, "$schema")
+    raise SchemaError(f"unknown $schema {_show(uri)}: the dialects followed are draft-06, draft-07, "
+                      "2019-09 and 2020-12", where, "$schema")
+
+
 def _pointer(parent: str, token: str | int) -> str:
     """RFC 6901: append one reference token, escaping ~ as ~0 and / as ~1."""
     return parent + "/" + str(token).replace("~", "~0").replace("/", "~1")
@@ -249,15 +353,17 @@ class _Compiler:
             )
         for key in node:
             if not isinstance(key, str):
-                raise SchemaError(f"schema keys must be strings, got {key!r}", ptr, None)
+                raise SchemaError(f"schema keys must be strings, got {_show(key)}", ptr, None)
             if key not in SUPPORTED_KEYWORDS:
                 hint = _HINTS.get(key, "it is outside the supported subset of JSON Schema")
                 raise SchemaError(
-                    f"unsupported keyword {key!r}: {hint}; refusing it rather than ignoring a constraint",
+                    f"unsupported keyword {_show(key)}: {hint}; refusing it rather than ignoring a constraint",
                     _pointer(ptr, key),
                     key,
                 )
 
+        if "$schema" in node:
+            _check_dialect(node, ptr)
         types = self._types(node, ptr)
         has_values = "enum" in node or "const" in node
         if "anyOf" in node:
@@ -310,12 +416,12 @@ class _Compiler:
         elif isinstance(t, list) and t:
             names, places = t, [_pointer(where, i) for i in range(len(t))]
         else:
-            raise SchemaError(f"type must be a type name or a non-empty list of them, got {t!r}", where, "type")
+            raise SchemaError(f"type must be a type name or a non-empty list of them, got {_show(t)}", where, "type")
         for name, place in zip(names, places):
             if not isinstance(name, str) or name not in TYPES:
-                raise SchemaError(f"unknown type {name!r} (the types are {', '.join(TYPES)})", place, "type")
+                raise SchemaError(f"unknown type {_show(name)} (the types are {', '.join(TYPES)})", place, "type")
         if len(set(names)) != len(names):
-            raise SchemaError(f"type lists a type twice: {names!r}", where, "type")
+            raise SchemaError(f"type lists a type twice: {_show(names)}", where, "type")
         return list(names)
 
     def _values(self, node: dict, ptr: str, types: list[str] | None) -> str:
@@ -327,31 +433,26 @@ class _Compiler:
         else:
             kw, values = "enum", node["enum"]
             if not isinstance(values, list) or not values:
-                raise SchemaError(f"enum must be a non-empty list, got {values!r}", _pointer(ptr, "enum"), "enum")
+                raise SchemaError(f"enum must be a non-empty list, got {_show(values)}", _pointer(ptr, "enum"), "enum")
             places = [_pointer(_pointer(ptr, "enum"), i) for i in range(len(values))]
-        texts: list[str] = []
+        texts: dict[str, None] = {}  # insertion-ordered: de-duplication in linear time
         for value, place in zip(values, places):
-            try:
-                text = compact(value)
-            except (TypeError, ValueError) as e:
-                raise SchemaError(f"{kw} value is not JSON ({e})", place, kw) from None
+            _check_json_value(value, place, kw)
+            text = compact(value)
             if types is not None and not any(_json_type_of(value, t) for t in types):
                 continue  # the schema's type excludes this value (an intersection, as JSON Schema means)
-            if text not in texts:
-                texts.append(text)
+            texts[text] = None
         if not texts:
             raise SchemaError(f"no {kw} value has the schema's type {types!r}: nothing is allowed", _pointer(ptr, kw), kw)
         return _group([regex_literal(text) for text in texts])
 
     def _any_of(self, branches: Any, ptr: str) -> str:
         if not isinstance(branches, list) or not branches:
-            raise SchemaError(f"anyOf must be a non-empty list of schemas, got {branches!r}", ptr, "anyOf")
-        alts: list[str] = []
+            raise SchemaError(f"anyOf must be a non-empty list of schemas, got {_show(branches)}", ptr, "anyOf")
+        alts: dict[str, None] = {}  # insertion-ordered: de-duplication in linear time
         for i, branch in enumerate(branches):
-            rx = self.schema(branch, _pointer(ptr, i), "anyOf")
-            if rx not in alts:
-                alts.append(rx)
-        return _group(alts)
+            alts[self.schema(branch, _pointer(ptr, i), "anyOf")] = None
+        return _group(list(alts))
 
     def _typed(self, node: dict, ptr: str, t: str) -> str:
         if t == "string":
@@ -373,7 +474,7 @@ class _Compiler:
             return None
         v = node[kw]
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise SchemaError(f"{kw} must be a non-negative integer, got {v!r}", _pointer(ptr, kw), kw)
+            raise SchemaError(f"{kw} must be a non-negative integer, got {_show(v)}", _pointer(ptr, kw), kw)
         return v
 
     def _array(self, node: dict, ptr: str) -> str:
@@ -411,7 +512,7 @@ class _Compiler:
         props = node.get("properties", {})
         pptr = _pointer(ptr, "properties")
         if not isinstance(props, dict):
-            raise SchemaError(f"properties must be an object, got {props!r}", pptr, "properties")
+            raise SchemaError(f"properties must be an object, got {_show(props)}", pptr, "properties")
         if "additionalProperties" in node and node["additionalProperties"] is not False:
             raise SchemaError(
                 "additionalProperties must be absent or false: only the listed properties can be generated",
@@ -421,25 +522,28 @@ class _Compiler:
         required = node.get("required", [])
         rptr = _pointer(ptr, "required")
         if not isinstance(required, list):
-            raise SchemaError(f"required must be a list of property names, got {required!r}", rptr, "required")
+            raise SchemaError(f"required must be a list of property names, got {_show(required)}", rptr, "required")
+        seen: set[str] = set()
         for i, name in enumerate(required):
             if not isinstance(name, str) or name not in props:
                 raise SchemaError(
-                    f"required names {name!r}, which is not one of the properties {list(props)!r}",
+                    f"required names {_show(name)}, which is not one of the properties {_show(list(props))}",
                     _pointer(rptr, i),
                     "required",
                 )
-            if name in required[:i]:
-                raise SchemaError(f"required lists {name!r} twice", _pointer(rptr, i), "required")
+            if name in seen:
+                raise SchemaError(f"required lists {_show(name)} twice", _pointer(rptr, i), "required")
+            seen.add(name)
 
         members = []
         for key, sub in props.items():
             if not isinstance(key, str):  # only possible for a dict built in Python
-                raise SchemaError(f"property names must be strings, got {key!r}", pptr, "properties")
+                raise SchemaError(f"property names must be strings, got {_show(key)}", pptr, "properties")
+            _check_text(key, pptr, "properties", "the property name")  # the name itself: not in the pointer
             value = self.schema(sub, _pointer(pptr, key), "properties")
             members.append((regex_literal(compact(key)) + ":" + value, key in required))
 
-        # Built from the end (seed §2.5). For the members i..n-1:
+        # Built from the end. For the members i..n-1:
         #   after   the rest once something was written: each member ",m" (optional: "(,m)?")
         #   first   the rest when nothing was written yet, without its empty alternative
         #   nullable whether first may also be empty (all of i..n-1 optional)

@@ -34,7 +34,7 @@ CPython's `re._parser` for bytes patterns.
 
 from __future__ import annotations
 
-from .errors import RegexSyntaxError
+from .errors import InputTypeError, RegexSyntaxError
 from .terms import (
     ALL_BYTES,
     EMPTY,
@@ -86,6 +86,9 @@ _QUANTIFIER_START = "*+?{"
 _INLINE_FLAGS = "aiLmsux-"
 
 
+_DIGITS = frozenset("0123456789")  # repeat counts are ASCII digits, as in Python's re
+
+
 def _is_octal(c: str) -> bool:
     return c != "" and c in _OCTAL
 
@@ -97,7 +100,7 @@ def parse(pattern: str | bytes) -> Term:
     elif isinstance(pattern, str):
         text = pattern
     else:
-        raise TypeError(f"pattern must be str or bytes, not {type(pattern).__name__}")
+        raise InputTypeError(f"a pattern is a str or bytes, not {type(pattern).__name__}: {pattern!r:.80}")
     return _Parser(text).parse()
 
 
@@ -190,12 +193,12 @@ class _Parser:
         # {m}, {m,}, {,n}, {m,n}, {,}; anything else makes '{' a literal, as in Python.
         i = start + 1
         j = i
-        while j < len(self.text) and self.text[j].isdigit():
+        while j < len(self.text) and self.text[j] in _DIGITS:
             j += 1
         lo_text = self.text[i:j]
         if j < len(self.text) and self.text[j] == ",":
             k = j + 1
-            while k < len(self.text) and self.text[k].isdigit():
+            while k < len(self.text) and self.text[k] in _DIGITS:
                 k += 1
             hi_text: str | None = self.text[j + 1:k]
             end = k
@@ -206,8 +209,12 @@ class _Parser:
                 return None
         if end >= len(self.text) or self.text[end] != "}":
             return None
-        lo = int(lo_text) if lo_text else 0
-        hi = int(hi_text) if hi_text else None
+        for text in (lo_text, hi_text):  # before int(): Python refuses to convert 4,300+ digits
+            if text and len(text.lstrip("0")) > len(str(MAX_REPEAT_COUNT)):
+                shown = text if len(text) <= 12 else f"{text[:6]}...{text[-3:]} ({len(text)} digits)"
+                self.fail(f"repeat count {shown} is over the limit of {MAX_REPEAT_COUNT}", start)
+        lo = int(lo_text.lstrip("0") or "0") if lo_text else 0
+        hi = int(hi_text.lstrip("0") or "0") if hi_text else None
         for count in (lo, hi):
             if count is not None and count > MAX_REPEAT_COUNT:
                 self.fail(f"repeat count {count} is over the limit of {MAX_REPEAT_COUNT}", start)
@@ -288,7 +295,9 @@ class _Parser:
         if c.isdigit() and c != "0":
             if all(_is_octal(self.peek(k)) for k in (1, 2, 3)):
                 return byte(self.octal_escape(start, 3))
-            self.fail(f"backreference \\{c} is not supported")
+            digits = c + self.peek(2) if self.peek(2).isdigit() else c  # group numbers: 1-2 digits
+            hint = f" (the byte 0o{digits} is written \\0{digits})" if all(map(_is_octal, digits)) else ""
+            self.fail(f"backreference \\{digits} is not supported{hint}")
         return byte(self.byte_escape(start))
 
     def byte_escape(self, start: int) -> int:

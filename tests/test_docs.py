@@ -12,7 +12,7 @@ import pytest
 import brzozowski
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = sorted(m.name for m in pkgutil.iter_modules(brzozowski.__path__, "brzozowski."))
+MODULES = sorted(m.name for m in pkgutil.walk_packages(brzozowski.__path__, "brzozowski."))
 
 
 def test_readme_examples():

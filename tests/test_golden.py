@@ -21,28 +21,30 @@ from brzozowski.constraint import Constraint
 from brzozowski.dfa import regex_to_dfa
 from brzozowski.errors import GoldenMismatchError
 from brzozowski.golden import (
-    CASES,
     DEFAULT_GOLDEN_PATH,
-    EDGE_VOCAB,
     FORMAT,
-    HAND_VOCAB,
-    TOOL_SCHEMA,
     VERSION,
     Oracle,
-    _walk,
-    PathSpec,
     assert_golden,
-    build_golden,
     check_golden,
     dumps_golden,
     ids_to_ranges,
     load_golden,
     ranges_to_ids,
-    rows_to_trans,
-    table_rows,
 )
+from brzozowski.golden.cases import (
+    CASES,
+    EDGE_VOCAB,
+    HAND_VOCAB,
+    TOOL_SCHEMA,
+    PathSpec,
+    _walk,
+    build_golden,
+)
+from brzozowski.golden.document import rows_to_trans, table_rows
 from brzozowski.lazy import LazyDFA
 from brzozowski.masks import TokenIndex
+from brzozowski.syntax import parse
 from brzozowski.schema import json_schema_to_regex
 
 from .strategies import ALPHABET, patterns
@@ -76,8 +78,9 @@ def test_masks_match_the_golden_file(golden, automaton):
         assert np.array_equal(rows_to_trans(case["tables"]["trans"]), dfa.trans), case["name"]
 
 
-def test_the_hand_example_in_the_file_is_the_spec_table(golden):
-    """Spec §3: the masks of states 0, 3, 5, 6 over its 15-token vocabulary, as the file records them."""
+def test_the_hand_example_in_the_file_is_the_documented_table(golden):
+    """docs/semantics.md, the hand example: the masks of states 0, 3, 5, 6 over its 15-token
+    vocabulary, as the file records them."""
     vocab = golden["vocabularies"]["hand"]
     assert [None if h is None else bytes.fromhex(h) for h in vocab["tokens"]] == HAND_VOCAB
     assert vocab["eos_id"] == 13 and vocab["special_ids"] == [13]
@@ -387,3 +390,217 @@ def test_files_that_are_not_golden_files_are_refused(tmp_path):
     with pytest.raises(GoldenMismatchError, match="cannot read"):
         load_golden(tmp_path / "missing.json")
     assert main(["golden", "--check", "--path", str(tmp_path / "missing.json")]) == 2
+
+
+# -- malformed files are mismatches, never crashes; our own bugs are not "format" ------------------
+
+
+def _set(path: tuple, value):
+    """A corruption: set the member at `path` (keys and indices from the document's root)."""
+
+    def corrupt(data: dict) -> None:
+        target = data
+        for key in path[:-1]:
+            target = target[key]
+        if value is _DELETE:
+            del target[path[-1]]
+        else:
+            target[path[-1]] = value
+
+    return corrupt
+
+
+_DELETE = object()
+_HAND = ("cases", 0)  # hand_example is the first case
+_CORRUPTIONS = {
+    "a range of 10**12 ids": _set(_HAND + ("masks", 0, 0), [0, 10**12]),
+    "a reversed range": _set(_HAND + ("masks", 0, 1), [9, 3]),
+    "overlapping ranges": _set(_HAND + ("masks", 0), [[0, 4], [2, 3]]),
+    "a token id as a string": _set(_HAND + ("paths", 0, "tokens", 0), "9"),
+    "a token id as a float": _set(_HAND + ("paths", 0, "tokens", 0), 9.0),
+    "a token id as Infinity": _set(_HAND + ("paths", 0, "tokens", 0), float("inf")),
+    "a token id beyond the vocabulary": _set(_HAND + ("paths", 0, "tokens", 0), 15),
+    "a mask index out of range": _set(_HAND + ("paths", 0, "mask", 0), 99),
+    "a flag that is an integer": _set(_HAND + ("paths", 0, "complete", 0), 1),
+    "ends_with_eos missing": _set(_HAND + ("paths", 0, "ends_with_eos"), _DELETE),
+    "ends_with_eos contradicting the tokens": _set(_HAND + ("paths", 0, "ends_with_eos"), False),
+    "EOS in the middle of a path": _set(_HAND + ("paths", 0, "tokens"), [9, 13, 7]),
+    "a path that is null": _set(_HAND + ("paths", 1), None),
+    "paths as an object": _set(_HAND + ("paths",), {}),
+    "n_states as a string": _set(_HAND + ("tables", "n_states"), "7"),
+    "a byte run past 255": _set(_HAND + ("tables", "trans", 0, 0), [0, 300, 1]),
+    "a run to a state that does not exist": _set(_HAND + ("tables", "trans", 0, 0), [99, 99, 12]),
+    "a run of two numbers": _set(_HAND + ("tables", "trans", 0, 0), [99, 99]),
+    "an accepting state as NaN": _set(_HAND + ("tables", "accepting", 0), float("nan")),
+    "the regex missing": _set(_HAND + ("regex",), _DELETE),
+    "the source a string": _set(_HAND + ("source",), "(cat|car|dog)s?"),
+    "an unknown source kind": _set(_HAND + ("source", "kind"), "grammar"),
+    "an unknown vocabulary": _set(_HAND + ("vocabulary",), "nope"),
+    "the case a list": _set(_HAND, []),
+    "a vocabulary token that is not hex": _set(("vocabularies", "hand", "tokens", 0), "zz"),
+    "an eos_id of 1e300": _set(("vocabularies", "hand", "eos_id"), 1e300),
+    "the vocabulary a number": _set(("vocabularies", "hand"), 5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CORRUPTIONS))
+def test_a_malformed_case_is_a_format_mismatch_at_its_place(golden, name):
+    data = copy.deepcopy(golden)
+    data["cases"] = data["cases"][:1]
+    _CORRUPTIONS[name](data)
+    mismatches = check_golden(data)
+    assert mismatches, name
+    assert all(m.what == "format" for m in mismatches), [str(m) for m in mismatches]
+    case_level = [m for m in mismatches if not m.case.startswith("vocabulary ")]
+    assert case_level and "malformed at /cases/0" in case_level[0].detail, [str(m) for m in mismatches]
+    assert len(str(case_level[0])) < 400
+
+
+def test_a_regex_that_does_not_compile_is_a_regex_mismatch(golden):
+    data = copy.deepcopy(golden)
+    case = _case(data, "hand_example")
+    case["regex"] = "(cat"
+    found = check_golden(data, cases=["hand_example"])
+    assert [m.what for m in found] == ["regex", "regex"]
+    assert "does not compile" in found[1].detail and "missing )" in found[1].detail
+    schema_case = _case(data, "bounded_array")
+    schema_case["source"]["schema"] = "{not json"
+    found = check_golden(data, cases=["bounded_array"])
+    assert [m.what for m in found] == ["regex"] and "not JSON" in found[0].detail
+
+
+def test_malformed_files_are_reported_not_raised(golden, tmp_path):
+    path = tmp_path / "g.json"
+    data = copy.deepcopy(golden)
+    data["cases"] = data["cases"][:1]
+    data["cases"][0]["paths"][0]["tokens"][0] = float("inf")
+    path.write_text(json.dumps(data), encoding="ascii")  # json.dumps writes Infinity
+    assert "Infinity" in path.read_text()
+    assert [m.what for m in check_golden(path)] == ["format"]
+    assert main(["golden", "--check", "--path", str(path)]) == 1
+
+    path.write_text("[" * 100_000 + "]" * 100_000)  # deeper than Python's JSON parser goes
+    with pytest.raises(GoldenMismatchError, match="nests too deep"):
+        check_golden(path)
+    assert main(["golden", "--check", "--path", str(path)]) == 2
+    path.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(GoldenMismatchError, match="cannot read"):
+        check_golden(path)
+    for document in ({"vocabularies": [], "cases": []}, {"cases": {}}, {}):
+        assert [m.what for m in check_golden(document)] == ["format"]
+
+
+def test_a_bug_of_ours_is_not_reported_as_a_format_mismatch(golden, monkeypatch):
+    """The checker validates the file's shape explicitly and catches nothing wholesale: an
+    IndexError/KeyError/TypeError from our own code propagates (the old checker turned them into
+    "format" mismatches)."""
+
+    for error in (IndexError, KeyError, TypeError):
+        def broken(self, state, error=error):
+            raise error("a bug in TokenIndex.mask")
+
+        monkeypatch.setattr(TokenIndex, "mask", broken)
+        with pytest.raises(error, match="a bug in TokenIndex.mask"):
+            check_golden(golden, cases=["hand_example"])
+
+
+# -- issue 15: the lazy variant walks the lazy automaton; a swapped id is named ---------------------
+
+
+def test_checking_over_the_lazy_automaton_walks_a_lazy_dfa(golden, monkeypatch):
+    """automaton="lazy" must index a LazyDFA of the case's regex, not the DFA (a checker that
+    silently used the DFA passed the old tests). Two proofs: the LazyDFA built for the case is
+    explored (all 7 states of the hand example), and a LazyDFA broken to accept nothing is caught
+    over "lazy" but not over "dfa"."""
+    indexed: list = []
+    original_init = TokenIndex.__init__
+
+    def spy(self, automaton, *args, **kwargs):
+        original_init(self, automaton, *args, **kwargs)
+        indexed.append(automaton)
+
+    monkeypatch.setattr(TokenIndex, "__init__", spy)
+    assert check_golden(golden, cases=["hand_example"], automaton="lazy") == []
+    assert [type(a).__name__ for a in indexed] == ["LazyDFA"]
+    assert indexed[0].n_states == 7 and indexed[0].term(0) is parse("(cat|car|dog)s?")
+    indexed.clear()
+    assert check_golden(golden, cases=["hand_example"], automaton="dfa") == []
+    assert [type(a).__name__ for a in indexed] == ["DFA"]
+
+    def broken_lazy(self, automaton, *args, **kwargs):  # an index whose LazyDFA accepts nothing
+        if isinstance(automaton, LazyDFA):
+            automaton.is_accepting = lambda state: False
+        original_init(self, automaton, *args, **kwargs)
+
+    monkeypatch.setattr(TokenIndex, "__init__", broken_lazy)
+    assert check_golden(golden, cases=["hand_example"], automaton="dfa") == []
+    broken = check_golden(golden, cases=["hand_example"], automaton="lazy")
+    assert {m.what for m in broken} >= {"mask", "complete"}
+    assert all(m.missing == [13] and m.extra == [] for m in broken if m.what == "mask")
+
+
+def test_an_id_swapped_for_another_of_the_same_mask_size_is_named(golden):
+    """A checker that compared masks by size only passed the old corruption tests (they only add
+    or remove ids). Swap one allowed id for a forbidden one: same size, both ids named."""
+    data = copy.deepcopy(golden)
+    case = _case(data, "hand_example")
+    m = case["paths"][0]["mask"][0]  # step 0: {0, 4, 8, 9, 10}
+    assert ranges_to_ids(case["masks"][m]) == [0, 4, 8, 9, 10]
+    swapped = [0, 4, 8, 9, 11]  # 10 ("dog") out, 11 ("ts") in: five ids either way
+    case["masks"].append(ids_to_ranges(swapped))
+    case["paths"][0]["mask"][0] = len(case["masks"]) - 1
+    found = [m for m in check_golden(data, cases=["hand_example"]) if m.what == "mask"]
+    assert [(m.path, m.step, m.extra, m.missing) for m in found] == [(0, 0, [10], [11])]
+    assert "extra ids [10], missing ids [11]" in str(found[0])
+
+
+_json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10**15), max_value=10**15),
+              st.sampled_from([0, 1, 7, 13, 14, 15, 255, 256, -1, 10**12]), st.floats(allow_nan=True),
+              st.text(max_size=6)),
+    lambda children: st.one_of(st.lists(children, max_size=4),
+                               st.dictionaries(st.text(max_size=6), children, max_size=3)),
+    max_leaves=8,
+)
+
+
+def _hand_document() -> dict:
+    """The golden document cut down to the hand example and its vocabulary."""
+    document = load_golden(DEFAULT_GOLDEN_PATH)
+    return {**document, "cases": document["cases"][:1],
+            "vocabularies": {"hand": document["vocabularies"]["hand"]}}
+
+
+_HAND_DOCUMENT = _hand_document()
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_single_corruption_is_reported_never_raised(data):
+    """Fuzz: replace, delete or add one member anywhere in a one-case document by an arbitrary
+    JSON-like value: `check_golden` returns mismatches (or none, for a harmless change) and never
+    raises."""
+    document = copy.deepcopy(_HAND_DOCUMENT)
+    assert check_golden(document) == []
+    target = document
+    for _ in range(data.draw(st.integers(0, 7), label="depth")):
+        if isinstance(target, dict) and target:
+            child = target[data.draw(st.sampled_from(sorted(target)), label="key")]
+        elif isinstance(target, list) and target:
+            child = target[data.draw(st.integers(0, len(target) - 1), label="index")]
+        else:
+            break
+        if not isinstance(child, (dict, list)):
+            break
+        target = child
+    if isinstance(target, dict):
+        key = data.draw(st.sampled_from(sorted(target) + ["new"]), label="member")
+    else:
+        key = data.draw(st.integers(0, max(len(target) - 1, 0)), label="element") if target else None
+    if key is not None and key != "new" and data.draw(st.booleans(), label="delete"):
+        del target[key]
+    elif key is not None:
+        target[key] = data.draw(_json_values, label="value")
+    for m in check_golden(document):
+        assert m.what in ("format", "regex", "mask", "complete", "token", "accepting", "trans", "n_states")
+        assert len(str(m)) < 2000

@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 
 from brzozowski import DEAD, LazyDFA, regex_to_dfa
 from brzozowski.errors import MaskError, TokenError, VocabularyError
-from brzozowski.masks import TokenIndex, VocabTrie, class_trie, vocab_trie
+from brzozowski.masks import TokenIndex
+from brzozowski.vocabulary import VocabTrie, Vocabulary, class_trie, vocab_trie
 
 from .strategies import ALPHABET, patterns
 
@@ -80,6 +81,15 @@ def fast_brute_force_masks(dfa, vocab, eos_id) -> np.ndarray:
 
 
 WALKS = ["auto", "sparse", "dense"]
+TRIES = {None: "auto", True: "classes", False: "bytes"}  # the test ids say "compress"
+
+
+def forced_index(automaton, vocab, eos_id=None, walk="auto", compress=None, strings=True):
+    """An index whose walks expand levels as `walk` says, over the class-string trie
+    (compress=True), the byte trie (False) or the default choice (None)."""
+    index = TokenIndex(automaton, vocab, eos_id=eos_id)
+    index.set_strategy(expansion=walk, trie=TRIES[compress], strings=strings)
+    return index
 
 
 @pytest.mark.parametrize("walk", WALKS)
@@ -91,9 +101,9 @@ WALKS = ["auto", "sparse", "dense"]
 )
 def test_hand_example_masks(make, compress, walk):
     automaton = make(HAND)
-    index = TokenIndex(automaton, HAND_VOCAB, eos_id=HAND_EOS, walk=walk, compress=compress)
+    index = forced_index(automaton, HAND_VOCAB, HAND_EOS, walk, compress)
     if compress and make is regex_to_dfa:  # t and r lead everywhere to the same states
-        assert index.levels.n_nodes < index.trie.n_nodes  # so "t" and "r" share a node
+        assert index.walked_trie.n_nodes < index.trie.n_nodes  # so "t" and "r" share a node
     # Spec §3's table (states 0, 3, 5, 6), plus the single-successor states 1 ("c"), 2 ("d"), 4 ("do").
     expected = {0: [0, 4, 8, 9, 10], 1: [1], 2: [5], 3: [2, 3, 11], 4: [6], 5: [7, 13], 6: [13]}
     if make is LazyDFA:  # lazy numbering is discovery order: name the states by their text
@@ -165,10 +175,12 @@ def test_bad_vocabularies_and_arguments():
         row, is_accepting, step = dfa.row, dfa.is_accepting, dfa.step
 
     with pytest.raises(MaskError, match="byte classes"):
-        TokenIndex(Bare(), HAND_VOCAB, compress=True)
+        TokenIndex(Bare(), HAND_VOCAB).set_strategy(trie="classes")
     assert TokenIndex(Bare(), HAND_VOCAB).mask(0).nonzero()[0].tolist() == [0, 4, 8, 9, 10]
-    with pytest.raises(MaskError, match="walk must be"):
-        TokenIndex(dfa, HAND_VOCAB, walk="fast")
+    with pytest.raises(MaskError, match="expansion must be"):
+        TokenIndex(dfa, HAND_VOCAB).set_strategy(expansion="fast")
+    with pytest.raises(MaskError, match="trie must be"):
+        TokenIndex(dfa, HAND_VOCAB).set_strategy(trie="words")
     with pytest.raises(MaskError, match="cache_bytes"):
         TokenIndex(dfa, HAND_VOCAB, cache_bytes=-1)
     with pytest.raises(TypeError, match="not an automaton"):
@@ -221,7 +233,7 @@ vocabularies = st.lists(
 def test_masks_match_brute_force(pattern, vocab, eos, walk, compress):
     eos_id = eos if 0 <= eos < len(vocab) else None
     dfa = regex_to_dfa(pattern)
-    index = TokenIndex(dfa, vocab, eos_id=eos_id, walk=walk, compress=compress)
+    index = forced_index(dfa, vocab, eos_id, walk, compress)
     for state in range(dfa.n_states):
         want = brute_force_mask(dfa, state, vocab, eos_id)
         assert np.array_equal(index.mask(state), want), (pattern, state)
@@ -245,10 +257,9 @@ def test_masks_match_brute_force_on_cl100k(cl100k, name):
     dfa = regex_to_dfa(REAL_PATTERNS[name])
     index = TokenIndex(dfa, vocab, eos_id=eos_id)
     want = fast_brute_force_masks(dfa, vocab, eos_id)
-    assert index.levels is not index.trie  # these patterns walk the class-string trie
     for walk in ("sparse", "dense"):  # each expansion on its own (the default mixes them)
         for compress in (True, False):  # over class strings and over bytes
-            forced = TokenIndex(dfa, vocab, eos_id=eos_id, walk=walk, compress=compress)
+            forced = forced_index(dfa, vocab, eos_id, walk, compress)
             for state in range(dfa.n_states):
                 assert np.array_equal(forced.mask(state), want[state]), (name, walk, compress, state)
     rng = random.Random(name)
@@ -339,7 +350,7 @@ def _lazy_equals_dfa(pattern: str, vocab, eos_id, walk: str = "auto", compress=N
     dfa = regex_to_dfa(pattern)
     lazy = LazyDFA(pattern)
     eager = TokenIndex(dfa, vocab, eos_id=eos_id)
-    on_demand = TokenIndex(lazy, vocab, eos_id=eos_id, walk=walk, compress=compress)
+    on_demand = forced_index(lazy, vocab, eos_id, walk, compress)
     # First, cold masks while the lazy automaton is still mostly unexplored: follow tokens.
     state, rng = lazy.start, random.Random(pattern)
     early = []
@@ -467,11 +478,15 @@ def test_concurrent_masks_equal_serial_masks(cl100k):
     assert shared.cache_info()["walks"] == dfa.n_states  # each state walked once
 
 
-def test_concurrent_use_of_a_lazy_automaton(cl100k):
+@pytest.mark.parametrize("which", ["json", "schema"])
+def test_concurrent_use_of_a_lazy_automaton(cl100k, which):
     """Threads generate over one shared index of a fresh LazyDFA (growing it concurrently); each
-    step's mask must equal the DFA's mask after the same tokens."""
+    step's mask must equal the DFA's mask after the same tokens. The schema's strings take the
+    JSON-string path (recognized concurrently)."""
+    from brzozowski import json_schema_to_regex
+
     vocab, eos_id = cl100k
-    pattern = REAL_PATTERNS["json"]
+    pattern = REAL_PATTERNS["json"] if which == "json" else json_schema_to_regex(STRING_SCHEMAS[0])
     shared = TokenIndex(LazyDFA(pattern), vocab, eos_id=eos_id)
     start = threading.Barrier(4)
 
@@ -499,6 +514,7 @@ def test_concurrent_use_of_a_lazy_automaton(cl100k):
             assert np.array_equal(mask, eager.mask(state))
             state = eager.next_state(state, token)
             assert state != DEAD
+    assert (shared.cache_info()["string_masks"] > 0) == (which == "schema")
 
 
 @settings(max_examples=40, deadline=None)
@@ -554,3 +570,165 @@ def test_a_lazy_patterns_byte_classes_are_sound(pattern):
     for c in np.unique(classes):
         members = np.flatnonzero(classes == c)
         assert (dfa.trans[:, members] == dfa.trans[:, members[:1]]).all(), (pattern, members)
+
+
+# -- states inside JSON strings (brzozowski.string_masks) -----------------------------------------
+
+# Bytes that matter inside a JSON string: quotes and backslashes, escape letters and hex digits,
+# whole and partial UTF-8 sequences (2, 3 and 4 bytes, the E0/ED/F0/F4 special second bytes,
+# surrogate halves), a control byte, DEL, bytes that are never UTF-8, and JSON punctuation.
+STRING_BYTES = (b'"\\/ubnrtDdC8aF0f9 ,:}{]x' + bytes([0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xE0, 0xA0,
+                0xED, 0x9F, 0xF0, 0x9F, 0x98, 0x80, 0xF4, 0x8F, 0xBF, 0x1F, 0x7F, 0xFF, 0xC0]))
+string_tokens = st.lists(
+    st.one_of(
+        st.binary(min_size=1, max_size=6).map(lambda bs: bytes(STRING_BYTES[b % len(STRING_BYTES)]
+                                                                for b in bs)),
+        st.sampled_from([b'"', b'",', b'"}', b'\\"', b'\\\\', b'\\u', b'\\uD83D', b'\\uDE00',
+                         b'\\u00e9', b'\xc3', b'\xa9"', b'\xe2\x82', b'\xac",', b'\xf0\x9f\x98\x80',
+                         b'","b":"', b'"]}', None]),
+    ),
+    min_size=1,
+    max_size=60,
+)
+STRING_SCHEMAS = [
+    {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+     "required": ["a", "b"], "additionalProperties": False},
+    {"type": "array", "items": {"type": "string"}},
+    {"type": "object", "properties": {"a": {"type": "string"},
+                                      "e": {"enum": ["x\\y", "caf\u00e9", "\U0001F600"]}},
+     "required": ["a"], "additionalProperties": False},
+]
+
+
+def _string_states(index, dfa) -> list[int]:
+    """The states of `dfa` that `index` recognizes as inside a JSON string."""
+    return [s for s in range(dfa.n_states) if index._string_state(s) is not None]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=string_tokens, which=st.integers(0, len(STRING_SCHEMAS) - 1), lazy=st.booleans())
+def test_string_state_masks_match_brute_force(vocab, which, lazy):
+    """Every state's mask (string states from the tables) equals the definition, token by token."""
+    from brzozowski import json_schema_to_regex
+
+    regex = json_schema_to_regex(STRING_SCHEMAS[which])
+    dfa = regex_to_dfa(regex)
+    automaton = LazyDFA(regex) if lazy else dfa
+    index = TokenIndex(automaton, vocab, eos_id=0)
+    # a lazy automaton's states: discovered from the DFA's, by the same texts
+    states = list(_paired_states(automaton, dfa)) if lazy else range(dfa.n_states)
+    for state in states:
+        want = brute_force_mask(automaton, state, vocab, 0)
+        assert np.array_equal(index.mask(state), want), (regex, state)
+    # all 20 states of the string interior, for each string of the schema, took the fast path
+    strings = len(_string_states(index, automaton))
+    assert strings % 20 == 0 and strings >= 20
+    assert index.cache_info()["string_masks"] == strings
+
+
+def test_string_states_over_o200k_match_brute_force():
+    """On a real vocabulary: the body of a string, a pending UTF-8 sequence, a pending escape."""
+    from brzozowski import json_schema_to_regex
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    vocab, eos_id = load_tiktoken_vocab("o200k_base")
+    regex = json_schema_to_regex(STRING_SCHEMAS[2])
+    dfa = regex_to_dfa(regex)
+    index = TokenIndex(dfa, Vocabulary(vocab, eos_id))
+    body = dfa.step(dfa.start, b'{"a":"')
+    texts = [b"", b"\xf0\x9f", b"\xe2", b"\\", b"\\uD83D", b"\\uD83D\\", b"caf\xc3"]
+    rows = dfa.trans.tolist()
+    states = {dfa.step(body, text): text for text in texts}  # \xe2 and \xf0\x9f: one state
+    for state, text in states.items():
+        assert index._string_state(state) is not None, text
+        mask = index.mask(state)
+        for t, data in enumerate(vocab):
+            if t == eos_id or not data:
+                assert not mask[t]
+                continue
+            s = state
+            for b in data:
+                s = rows[s][b]
+                if s < 0:
+                    break
+            assert mask[t] == (s >= 0), (text, t, data)
+    assert index.cache_info()["string_masks"] == len(states) == 6
+    assert index._string_state(dfa.start) is None
+
+
+def test_strings_with_other_languages_are_not_taken_for_json_strings():
+    """A string pattern that differs from JSON string content anywhere is walked the usual way:
+    the recognition compares every byte of every interior state."""
+    from brzozowski.schema import STRING
+
+    vocab = [bytes([b]) for b in range(256)] + [b'a"', b'\\"', b'\xc3\xa9"}']
+    near_misses = [
+        '"([^"\\\\\\x00-\\x1f]|\\\\["\\\\/bfnrt])*"',  # any byte >= 0x20 (not only UTF-8)
+        STRING.replace("\\x7f", "\\x7e"),  # no DEL
+        STRING.replace("[\\x80-\\x8f]", "[\\x80-\\x9f]"),  # F4 9x: beyond U+10FFFF
+        STRING + "|\"ab\"x",  # one string of the language is followed by something else
+    ]
+    for i, regex in enumerate(near_misses):
+        dfa = regex_to_dfa("\\[(" + regex + ")\\]")
+        index = TokenIndex(dfa, vocab)
+        found = _string_states(index, dfa)
+        for text in (b'["', b'["a') if i == 3 else (b'["', b'["a', b'["\xc3'):
+            assert dfa.step(dfa.start, text) not in found, (regex, text)
+        # once the "ab" alternative is dead (after ["x or ["\xc3), a plain string: recognized
+        assert len(found) == (20 if i == 3 else 0), regex
+        plain = TokenIndex(dfa, vocab)
+        plain.set_strategy(strings=False)
+        for state in range(dfa.n_states):
+            assert np.array_equal(index.mask(state), brute_force_mask(dfa, state, vocab, None))
+    dfa = regex_to_dfa("\\[" + STRING + "\\]")  # the control: recognized
+    assert len(_string_states(TokenIndex(dfa, vocab), dfa)) == 20
+
+
+# -- the Vocabulary -----------------------------------------------------------------------------
+
+
+def test_a_vocabulary_is_shared_and_gives_the_same_masks():
+    vocabulary = Vocabulary(HAND_VOCAB, eos_id=HAND_EOS)
+    dfa = regex_to_dfa(HAND)
+    shared = [TokenIndex(dfa, vocabulary), TokenIndex(LazyDFA(HAND), vocabulary)]
+    assert all(index.trie is vocabulary.trie and index.eos_id == HAND_EOS for index in shared)
+    plain = TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS)
+    for state in range(dfa.n_states):
+        assert np.array_equal(shared[0].mask(state), plain.mask(state))
+    assert TokenIndex(dfa, vocabulary, eos_id=HAND_EOS).eos_id == HAND_EOS
+    with pytest.raises(VocabularyError, match="differs from the vocabulary's own"):
+        TokenIndex(dfa, vocabulary, eos_id=12)
+    with pytest.raises(VocabularyError, match="eos_id 15"):
+        Vocabulary(HAND_VOCAB, eos_id=15)
+    with pytest.raises(VocabularyError, match="sequence"):
+        Vocabulary("abc")
+    assert Vocabulary(vocabulary.trie).trie is vocabulary.trie and len(vocabulary) == 15
+    assert vocabulary.tokens[9] == b"cat"
+
+
+def test_an_index_switches_to_the_class_trie_once_dense_walks_pay_for_it():
+    """Permissive states make walks look at many nodes of the byte trie; after CLASS_TRIE_PAYOFF
+    tries' worth of nodes the index walks the (smaller) class-string trie, with the same masks."""
+    from brzozowski.masks import CLASS_TRIE_PAYOFF
+
+    letters = b"abcdefghijklmnopqrstuvwxyz0123456789-"
+    vocab = [bytes([a]) for a in letters] + [bytes([a, b]) for a in letters for b in letters]
+    pattern = "[a-z]{0,100}"  # 101 states, each allowing every letter token
+    dfa = regex_to_dfa(pattern)
+    want = fast_brute_force_masks(dfa, vocab, None)
+    for automaton in (dfa, LazyDFA(pattern)):
+        index = TokenIndex(automaton, vocab)
+        states, switched_at = [index.start], None
+        while states[-1] != DEAD:
+            state = states[-1]
+            assert np.array_equal(index.mask(state), want[len(states) - 1]), len(states)
+            if switched_at is None and index.walked_trie is not index.trie:
+                switched_at = len(states)
+            states.append(index.next_state(state, 0))  # "a"
+        assert switched_at is not None and CLASS_TRIE_PAYOFF < switched_at < 101
+        assert index.walked_trie.n_nodes < index.trie.n_nodes / 10  # letters merge, digits merge
+        forced = TokenIndex(automaton, vocab)
+        forced.set_strategy(trie="bytes")
+        for i, state in enumerate(states[:-1]):
+            assert np.array_equal(forced.mask(state), want[i])
+        assert forced.walked_trie is forced.trie

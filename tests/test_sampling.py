@@ -1,4 +1,4 @@
-"""Tests for brzozowski.sampling (spec §2.4): SamplingParams and sample.
+"""Tests for brzozowski.sampling (its module docstring states the rules): SamplingParams and sample.
 
 The oracle is `reference`, a deliberately naive pure-Python sampler distribution written from the
 definitions in the module docstring (sorting, dicts, no numpy): the vectorized one must keep the

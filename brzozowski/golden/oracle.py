@@ -1,0 +1,108 @@
+"""The derivative oracle: which tokens may come next, from Brzozowski derivatives on strings only.
+
+This is the small reference a port reads. It uses the regex term and derivatives and nothing else:
+no DFA tables, no vocabulary trie, no minimization, no `TokenIndex`. After the text w, with β(t)
+the bytes of token t (the mask rule of docs/semantics.md)::
+
+    t is allowed   iff  ∂_{w·β(t)} r is not dead   (t neither special nor empty)
+    EOS is allowed iff  ∂_w r is nullable            ("the text so far is complete")
+
+A derivative is *dead* when no string continues it; `is_dead` is the one place that decides it.
+
+Because terms are interned and derivatives memoized on them, the oracle walks w once, keeps
+∂_w r, takes ``derivative_of_string(∂_w r, β(t))`` per token (prefixes shared through the memo), and
+remembers the answer per term: two texts with the same derivative have the same mask.
+
+Invariant: the masks depend on the term, the vocabulary and the EOS id alone.
+
+The hand example of docs/semantics.md (ids 0-14, EOS 13 a special token, token 14 empty):
+
+>>> vocab = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x", None, b""]
+>>> oracle = Oracle("(cat|car|dog)s?", vocab, eos_id=13)
+>>> oracle.mask_after(b""), oracle.mask_after(b"ca"), oracle.mask_after(b"cats")
+([0, 4, 8, 9, 10], [2, 3, 11], [13])
+
+Reference: J. Brzozowski, "Derivatives of regular expressions", J. ACM 11(4), 1964.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..derivatives import derivative_of_string
+from ..errors import VocabularyError
+from ..syntax import parse
+from ..terms import EMPTY, Term
+
+__all__ = ["Oracle", "is_dead"]
+
+
+def is_dead(term: Term) -> bool:
+    """Whether no string continues `term`: its language is empty.
+
+    Derivatives that cannot match anything are built as the empty term ∅, so this is an identity
+    test; a term algebra whose empty languages take other shapes (intersections) changes this line.
+    """
+    return term is EMPTY
+
+
+class Oracle:
+    """Masks of one vocabulary after any text, from the derivatives of one term.
+
+    `pattern`: a `Term`, or a pattern (parsed with `brzozowski.syntax.parse`). `vocab`: token id ->
+    bytes, or None for a special token (never allowed, nor is an empty token). `eos_id`: the
+    end-of-sequence token, allowed exactly when the text so far is in the language.
+    """
+
+    def __init__(self, pattern: str | bytes | Term, vocab: Sequence[bytes | None],
+                 eos_id: int | None = None) -> None:
+        self.term = pattern if isinstance(pattern, Term) else parse(pattern)
+        self.vocab = list(vocab)
+        if eos_id is not None and not 0 <= eos_id < len(self.vocab):
+            raise VocabularyError(f"eos_id {eos_id} is outside the vocabulary (0..{len(self.vocab) - 1})")
+        self.eos_id = eos_id
+        # the tokens that can ever be allowed: not EOS, not special, not empty
+        self._candidates = [
+            (t, data) for t, data in enumerate(self.vocab) if t != eos_id and data
+        ]
+        self._memo: dict[Term, tuple[tuple[int, ...], dict[int, Term]]] = {}
+
+    def after(self, text: bytes) -> Term:
+        """∂_text r: what may follow `text` (dead when nothing may)."""
+        return derivative_of_string(self.term, text)
+
+    def _entry(self, d: Term) -> tuple[tuple[int, ...], dict[int, Term]]:
+        entry = self._memo.get(d)
+        if entry is None:
+            successors: dict[int, Term] = {}
+            if not is_dead(d):
+                for t, data in self._candidates:
+                    nxt = derivative_of_string(d, data)
+                    if not is_dead(nxt):
+                        successors[t] = nxt
+            allowed = list(successors)
+            if self.eos_id is not None and d.nullable:
+                allowed.append(self.eos_id)
+            entry = (tuple(sorted(allowed)), successors)
+            self._memo[d] = entry
+        return entry
+
+    def allowed(self, d: Term) -> tuple[int, ...]:
+        """The sorted ids allowed when the text so far has the derivative `d` (EOS included)."""
+        return self._entry(d)[0]
+
+    def successors(self, d: Term) -> dict[int, Term]:
+        """Every allowed non-EOS token -> ∂_{β(t)} d (never dead)."""
+        return self._entry(d)[1]
+
+    def advance(self, d: Term, token_id: int) -> Term:
+        """The derivative after `token_id`; a dead term if the token is not allowed after `d`.
+
+        EOS leaves the text (so the derivative) unchanged when allowed."""
+        if token_id == self.eos_id:
+            return d if d.nullable else EMPTY
+        return self.successors(d).get(token_id, EMPTY)
+
+    def mask_after(self, text: bytes) -> list[int]:
+        """The sorted allowed ids after `text`."""
+        return list(self.allowed(self.after(text)))

@@ -1,0 +1,263 @@
+"""Bad input at every door (issue 9, item 6): each case is a `BrzozowskiError` subclass naming the
+value and the place, within seconds, never a RecursionError, a bare TypeError/IndexError or a
+silently wrong answer. Every case here failed (crashed, or was accepted) before its fix."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+
+import jsonschema
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brzozowski import (
+    BrzozowskiError,
+    Constraint,
+    LazyDFA,
+    RegexSyntaxError,
+    SamplingParams,
+    SchemaError,
+    TokenIndex,
+    distribution,
+    json_schema_to_regex,
+    regex_to_dfa,
+    sample,
+)
+from brzozowski.errors import InputTypeError
+from brzozowski.schema import MAX_VALUE_DEPTH
+
+
+def _nested_lists(depth: int) -> object:
+    value: object = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _nested_objects(depth: int) -> object:
+    value: object = 1
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+# -- enum and const values must be JSON ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "pointer", "says"),
+    [
+        ({"enum": [{1: "x"}]}, "/enum/0", "object key 1"),
+        ({"const": {None: 1, True: 2}}, "/const", "object key None"),
+        ({"enum": ["ok", {"k": [{(1, 2): 0}]}]}, "/enum/1/k/0", "object key (1, 2)"),
+        ({"const": "a\ud800"}, "/const", "lone surrogate"),
+        ({"enum": ["fine", ["x\udc00"]]}, "/enum/1/0", "lone surrogate"),
+        ({"const": {"\udbff": 1}}, "/const", "lone surrogate"),
+        ({"type": "object", "properties": {"\ud800": {"type": "null"}}}, "/properties", "lone surrogate"),
+        ({"const": float("nan")}, "/const", "no NaN or infinity"),
+        ({"enum": [1, float("-inf")]}, "/enum/1", "no NaN or infinity"),
+        ({"const": [1, (2, 3)]}, "/const/1", "tuple is not JSON"),
+        ({"const": {1, 2}}, "/const", "set is not JSON"),
+        ({"const": b"bytes"}, "/const", "bytes is not JSON"),
+        ({"const": 10 ** 5000}, "/const", "4,300 digits"),
+    ],
+)
+def test_enum_and_const_values_that_are_not_json_are_refused_at_their_place(schema, pointer, says):
+    with pytest.raises(SchemaError, match=re.escape(says)) as raised:
+        json_schema_to_regex(schema)
+    assert raised.value.pointer == pointer
+    str(raised.value).encode("utf-8")  # the message itself can be printed
+
+
+def test_values_that_were_silently_rewritten_are_now_refused():
+    """Before: {1: "x"} compiled as {"1":"x"}, a document the schema (whose key is the int 1,
+    which no JSON document can hold) does not describe; None/True keys became "null"/"true"."""
+    for schema in ({"enum": [{1: "x"}]}, {"const": {None: 1, True: 2}}):
+        with pytest.raises(SchemaError, match="JSON keys are strings"):
+            json_schema_to_regex(schema)
+
+
+def test_deep_values_are_refused_without_recursion():
+    for value in (_nested_lists(10_000), _nested_objects(10_000), _nested_lists(MAX_VALUE_DEPTH + 1)):
+        start = time.perf_counter()
+        with pytest.raises(SchemaError, match=f"deeper than {MAX_VALUE_DEPTH} levels"):
+            json_schema_to_regex({"const": value})
+        assert time.perf_counter() - start < 5
+    # at the limit it compiles, and the regex matches exactly the value's compact JSON
+    value = _nested_lists(MAX_VALUE_DEPTH)
+    text = json.dumps(value, separators=(",", ":"))
+    assert re.fullmatch(json_schema_to_regex({"const": value}), text)
+
+
+def test_deep_schema_values_in_messages_are_shown_briefly():
+    with pytest.raises(SchemaError, match=r"unknown type \[\[\[\[\.\.\.\]\]\]\]") as raised:
+        json_schema_to_regex({"type": _nested_lists(10_000)})
+    assert len(str(raised.value)) < 300
+
+
+def test_a_large_enum_is_deduplicated_in_linear_time():
+    values = [f"v{i}" for i in range(100_000)]
+    start = time.perf_counter()
+    regex = json_schema_to_regex({"enum": values + values[:50_000]})
+    assert time.perf_counter() - start < 20  # measured ~1 s; the quadratic version took ~60 s
+    assert regex.count("|") == 100_000 - 1 and regex.startswith('("v0"|"v1"|')
+
+
+# -- $schema -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://json-schema.org/draft/2020-12/schema",
+        "https://json-schema.org/draft/2019-09/schema#",
+        "http://json-schema.org/draft-07/schema#",
+        "http://json-schema.org/draft-06/schema",
+    ],
+)
+def test_dialects_whose_meaning_we_follow_are_accepted(uri):
+    schema = {"$schema": uri, "type": "integer", "enum": [1.0, 2, 2.5]}
+    regex = json_schema_to_regex(schema)
+    assert regex == "(1\\.0|2)"  # 1.0 is an integer from draft-06 on, as jsonschema agrees:
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    assert validator.is_valid(1.0) and not validator.is_valid(2.5)
+
+
+@pytest.mark.parametrize(
+    ("uri", "says"),
+    [
+        ("http://json-schema.org/draft-04/schema#", "1.0 is not an integer"),
+        ("http://json-schema.org/draft-03/schema#", "1.0 is not an integer"),
+        ("https://example.com/my-dialect", "unknown $schema"),
+        (4, "must be a URI string"),
+    ],
+)
+def test_other_dialects_are_refused(uri, says):
+    """Draft 4 reads {"type": "integer", "enum": [1.0]} as allowing nothing (1.0 is a number
+    there); compiling it as draft 2020-12 would let the model write 1.0."""
+    schema = {"$schema": uri, "type": "integer", "enum": [1.0, 2]}
+    with pytest.raises(SchemaError, match=re.escape(says)) as raised:
+        json_schema_to_regex(schema)
+    assert raised.value.pointer == "/$schema" and raised.value.keyword == "$schema"
+    if uri == "http://json-schema.org/draft-04/schema#":
+        assert not jsonschema.Draft4Validator(schema).is_valid(1.0)
+    nested = {"type": "array", "items": {"$schema": uri, "type": "null"}}
+    with pytest.raises(SchemaError) as raised:
+        json_schema_to_regex(nested)
+    assert raised.value.pointer == "/items/$schema"
+
+
+def test_the_integer_digit_limit_is_the_documented_one():
+    """The regex bounds no digits (documented in brzozowski.schema): a document with an integer
+    past Python's limit matches, and json.loads refuses it. The const/enum values are checked."""
+    limit = sys.get_int_max_str_digits()
+    assert limit == 4300
+    rx = json_schema_to_regex({"type": "integer"})
+    assert re.fullmatch(rx, "9" * (limit + 1))
+    with pytest.raises(ValueError):
+        json.loads("9" * (limit + 1))
+    assert "4,300" in sys.modules["brzozowski.schema"].__doc__
+    assert re.fullmatch(json_schema_to_regex({"const": 10 ** (limit - 1)}), "1" + "0" * (limit - 1))
+
+
+# -- sampling ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("temperature", [1e-310, 5e-324, 1e-300])
+def test_a_tiny_temperature_samples_the_tied_maxima(temperature):
+    """Before: the logits divided by 1e-310 overflowed to +inf, inf - inf made NaN, no token was
+    left and `sample` raised IndexError. Now: the limit of sampling as T -> 0, uniform over the
+    tied largest logits."""
+    logits = np.array([1.0, 3.0, 3.0, 2.0, -np.inf])
+    params = SamplingParams(temperature=temperature)
+    ids, logprobs = distribution(logits, params)
+    probabilities = dict(zip(ids.tolist(), np.exp(logprobs).tolist()))
+    assert probabilities[1] == pytest.approx(0.5) and probabilities[2] == pytest.approx(0.5)
+    rng = np.random.default_rng(0)
+    drawn = {sample(logits, params, [], rng)[0] for _ in range(50)}
+    assert drawn == {1, 2}
+
+
+# -- patterns and constructors --------------------------------------------------------------------
+
+
+def test_a_huge_repeat_count_is_a_located_syntax_error():
+    """Before: int() of 5,000 digits raised a bare ValueError (Python's int max str digits)."""
+    for pattern in ("a{" + "9" * 5000 + "}", "a{1," + "9" * 5000 + "}"):
+        with pytest.raises(RegexSyntaxError, match=r"repeat count 999999\.\.\.999 \(5000 digits\) is over") as raised:
+            regex_to_dfa(pattern)
+        assert raised.value.offset == 1
+        assert len(str(raised.value)) < 300  # a window of the pattern, not 5,000 characters
+    assert regex_to_dfa("a{" + "0" * 5000 + "2}").n_states == 3  # leading zeros add no value
+
+
+def test_unicode_digits_are_not_repeat_counts():
+    """As in Python's re, '{²}' is not a repeat (int('²') would raise a bare ValueError)."""
+    with pytest.raises(RegexSyntaxError, match="non-ASCII"):
+        regex_to_dfa("a{²}")
+
+
+def test_a_two_digit_backreference_is_named_in_full():
+    with pytest.raises(RegexSyntaxError, match=r"backreference \\77 is not supported \(the byte 0o77 is written \\077\)"):
+        regex_to_dfa(r"\77")
+    with pytest.raises(RegexSyntaxError, match=r"backreference \\8 is not supported at"):
+        regex_to_dfa(r"\8")
+    assert regex_to_dfa(r"\077").matches(b"?")  # the octal escape is a byte
+
+
+@pytest.mark.parametrize(
+    ("build", "says"),
+    [
+        (lambda: regex_to_dfa(123), "not int: 123"),
+        (lambda: regex_to_dfa(["a"]), "not list: ['a']"),
+        (lambda: TokenIndex("abc", [b"a"]), "'abc' (str) is not an automaton"),
+        (lambda: Constraint(regex_to_dfa("a")), "Constraint needs a TokenIndex, not DFA("),
+        (lambda: regex_to_dfa("a", max_states=1.5), "not 1.5"),
+        (lambda: LazyDFA("a", max_states="10"), "not '10'"),
+        (lambda: LazyDFA("a", max_states=True), "not True"),
+    ],
+)
+def test_wrong_types_name_the_value(build, says):
+    with pytest.raises(InputTypeError) as raised:
+        build()
+    assert says in str(raised.value)
+    assert isinstance(raised.value, BrzozowskiError) and isinstance(raised.value, TypeError)
+
+
+_python_values = st.recursive(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=5),  # surrogates included: Hypothesis draws them
+        st.binary(max_size=3), st.tuples(st.integers()),
+    ),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.dictionaries(st.one_of(st.text(max_size=4), st.integers(), st.none(), st.booleans()),
+                        children, max_size=3),
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(_python_values, min_size=1, max_size=4), kind=st.sampled_from(["enum", "const"]))
+def test_any_python_value_is_refused_or_compiled_exactly(values, kind):
+    """Fuzz: any Python value in enum/const is refused with a SchemaError, or compiles to a regex
+    whose strings are exactly the values' JSON texts, which json.loads reads back as the values
+    and jsonschema accepts."""
+    schema = {"enum": values} if kind == "enum" else {"const": values[0]}
+    try:
+        regex = json_schema_to_regex(schema)
+    except SchemaError as error:
+        str(error).encode("utf-8")  # the message can always be printed
+        return
+    for value in values if kind == "enum" else values[:1]:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+        assert re.fullmatch(regex.encode(), text.encode())
+        assert json.loads(text) == value
+        assert jsonschema.Draft202012Validator(schema).is_valid(json.loads(text))
