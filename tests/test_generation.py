@@ -2,9 +2,12 @@
 vocabulary -> seeded sampling. Every finished document must parse and validate (pitfall 8 of
 docs/semantics.md: test_constrained_generation_parses), and the `schema` and `demo` commands must say so too.
 
-The "model" here is a stand-in written for this test (seeded noise plus a small bias toward short
-ASCII tokens and toward ending long values), independent of the demo's. It knows nothing of the
-schema: only the constraint makes the documents valid. Oracles: strict UTF-8 decoding, json.loads
+`test_constrained_generation_parses` needs a model-free, deterministic loop over a 100k-token
+vocabulary, with a model that *tries* to break the JSON: so its "model" is a stand-in written for
+this test (seeded noise, a bias toward short ASCII tokens and toward ending long values, and an
+adversarial variant that prefers the tokens a loose constraint would let through). It knows nothing
+of the schema: only the constraint makes the documents valid. The demo runs the real model
+(SmolLM2 through llama.cpp); its tests are at the end. Oracles: strict UTF-8 decoding, json.loads
 (no NaN, no duplicate keys), jsonschema, Python's re and our DFA.
 """
 
@@ -18,7 +21,8 @@ import numpy as np
 import pytest
 
 from brzozowski import DEAD, json_schema_to_regex, regex_to_dfa
-from brzozowski.cli import DEMO_SCHEMA, main
+from brzozowski.cli import main
+from brzozowski.demo import TOOLS, tool_call_schema
 from brzozowski.constraint import Constraint, constrained_sample
 from brzozowski.masks import TokenIndex
 from brzozowski.sampling import SamplingParams
@@ -153,38 +157,57 @@ def test_constrained_generation_parses(cl100k):
     assert any(optional) and not all(optional)
 
 
-def test_demo_runs_and_every_finished_document_validates(capsys):
-    status = main(["demo", "--vocab", "cl100k_base", "-n", "4", "--seed", "3", "--max-tokens", "120"])
+def _demo_answers(out: str) -> list[tuple[str, str, str]]:
+    """(request title, "unconstrained"/"constrained", verdict line) and the document under it."""
+    answers, title, lines = [], None, out.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("["):
+            title = line.split("] ", 1)[1]
+        for label in ("unconstrained", "constrained"):
+            if line.startswith(f"  {label} "):
+                answers.append((title, label, line, lines[i + 1].strip()))
+    return answers
+
+
+def test_demo_on_the_real_model_side_by_side(capsys):
+    status = main(["demo", "-n", "4", "--seed", "3", "--max-tokens", "96"])
     out = capsys.readouterr().out
     assert status == 0, out
-    assert "STAND-IN" in out and "not a language model" in out
-    docs = [line for line in out.splitlines() if line.startswith("[")]
-    assert len(docs) == 4
-    validator = jsonschema.Draft202012Validator(DEMO_SCHEMA)
-    n_valid = 0
-    for line in docs:
-        if "unfinished" in line:
-            continue
-        assert "valid (jsonschema)" in line and "INVALID" not in line, line
-        validator.validate(json.loads(line.split(": ", 1)[1]))  # the printed document itself
-        n_valid += 1
-    assert n_valid >= 3
-    for timing in ("compile:", "first mask:", "per-token mask:"):
-        assert timing in out
+    assert "SmolLM2-135M-Instruct" in out and "STAND-IN" not in out
+    answers = _demo_answers(out)
+    assert [label for _, label, _, _ in answers] == ["unconstrained", "constrained"] * 4
+    names = list(TOOLS)
+    for i, (title, label, line, document) in enumerate(answers):
+        assert title.startswith(names[i // 2] + ": ")
+        assert re.search(r" \d+ tokens +[\d.]+ tok/s ", line), line
+        if label == "constrained":  # the one-line documents the constraint produced are valid
+            schema = tool_call_schema(names[i // 2], TOOLS[names[i // 2]].parameters)
+            jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(
+                _strict_loads(document.encode()))
+            assert "valid (jsonschema)" in line and "% of the model's time per token" in line, line
+    assert re.search(r"constrained: 4/4 valid, 4/4 finished within 96 tokens", out), out
+    assert re.search(r"mask overhead per token .*: median [\d.]+%, p99 [\d.]+% over \d+ tokens", out), out
 
 
-def test_demo_with_a_schema_file_and_a_refused_schema(tmp_path, capsys):
+def test_demo_with_a_schema_file_a_regex_and_refused_input(tmp_path, capsys):
     good = tmp_path / "tool.json"
     good.write_text(json.dumps({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}))
-    assert main(["demo", "--schema", str(good), "--vocab", "cl100k_base", "-n", "2", "--max-tokens", "40"]) == 0
-    out = capsys.readouterr().out
-    assert out.count('{"ok":') == 2 and "valid (jsonschema)" in out
+    assert main(["demo", "--schema", str(good), "-n", "1", "--max-tokens", "40",
+                 "--prompt", "Is the sky blue? Answer in JSON."]) == 0
+    answers = _demo_answers(capsys.readouterr().out)
+    assert answers[1][3] in ('{"ok":true}', '{"ok":false}') and "valid (jsonschema)" in answers[1][2]
+
+    assert main(["demo", "--regex", "(yes|no)", "-n", "1", "--max-tokens", "10"]) == 0
+    answers = _demo_answers(capsys.readouterr().out)
+    assert answers[1][3] in ("yes", "no") and "matches the regex" in answers[1][2]
 
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}}))
-    assert main(["demo", "--schema", str(bad), "--vocab", "cl100k_base"]) == 2
+    assert main(["demo", "--schema", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "maxLength" in err and "/properties/a/maxLength" in err
+    assert main(["demo", "--model", str(tmp_path / "none.gguf")]) == 2
+    assert "no model file at" in capsys.readouterr().err
 
 
 def test_schema_command_prints_regex_dfa_size_and_valid_samples(tmp_path, capsys):
