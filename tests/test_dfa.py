@@ -17,10 +17,9 @@ from brzozowski import dfa as dfa_module
 from brzozowski.dfa import canonical
 from brzozowski.errors import BrzozowskiError, StateBudgetError
 
+from .corpus import HAND, SYNTAX_PATTERNS
 from .strategies import patterns, texts
 from .thompson import reference_tables
-
-HAND = "(cat|car|dog)s?"
 
 
 def test_hand_example():
@@ -56,21 +55,7 @@ def test_tables_are_read_only_and_typed():
 
 # The spec's ten patterns (and more): random strings drawn from the DFA, their prefixes and
 # one-byte edits must get the same answer as Python's re.fullmatch on bytes.
-PATTERNS = [
-    HAND,
-    r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])",
-    r"[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}",
-    r"((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
-    r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?",
-    r"(a|b)*a(a|b){3}",
-    r".*\n[^\n]*",
-    r"\w+\s\W?\S{1,2}\D",
-    r"(ab|ba){2,4}c?x{0,}y{,2}",
-    r"[\x00-\x1f\x7f-\xff]{1,3}[^\x00-\x7f]*",
-    r"\x41\101\0\t[\]\\\-^]+[]a][^]b]-",
-    r"(?P<word>[a-z]+)(?:,[a-z]+)*a{2}\{",
-    r"(|a|bc)+d?",
-]
+PATTERNS = SYNTAX_PATTERNS
 
 
 def distances_to_acceptance(dfa: DFA) -> list[int]:

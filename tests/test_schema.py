@@ -27,6 +27,8 @@ from brzozowski import DEAD, regex_to_dfa
 from brzozowski.errors import SchemaError
 from brzozowski.schema import INTEGER, NUMBER, STRING, json_schema_to_regex
 
+from .strategies import instances, subset_schemas
+
 
 def compact(value, ensure_ascii=True) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=ensure_ascii).encode("utf-8")
@@ -628,105 +630,6 @@ def test_annotations_are_accepted_and_ignored():
 
 
 # --- Hypothesis: random subset schemas and their instances ----------------------------------------
-
-json_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(-10**6, 10**6)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=4)
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda c: st.lists(c, max_size=2) | st.dictionaries(st.text(max_size=2), c, max_size=2),
-    max_leaves=4,
-)
-SCALAR_TYPES = ["string", "integer", "number", "boolean", "null"]
-annotations = st.fixed_dictionaries(
-    {}, optional={"title": st.text(max_size=3), "description": st.text(max_size=3), "default": json_scalars}
-)
-
-
-def _with(base: st.SearchStrategy, extra: st.SearchStrategy = annotations) -> st.SearchStrategy:
-    return st.tuples(base, extra).map(lambda t: {**t[1], **t[0]})
-
-
-leaf_schemas = (
-    _with(st.sampled_from(SCALAR_TYPES).map(lambda t: {"type": t}))
-    | _with(st.lists(st.sampled_from(SCALAR_TYPES), min_size=1, max_size=3, unique=True).map(lambda ts: {"type": ts}))
-    | _with(st.lists(json_values, min_size=1, max_size=4).map(lambda vs: {"enum": vs}))
-    | _with(json_values.map(lambda v: {"const": v}))
-    | st.lists(json_scalars, min_size=1, max_size=4).flatmap(
-        lambda vs: st.sampled_from(SCALAR_TYPES).map(lambda t: {"type": t, "enum": vs})
-    ).filter(lambda s: any(jsonschema.Draft202012Validator(s).is_valid(v) for v in s["enum"]))
-)
-
-
-def _array_schema(item, lo, span):
-    schema = {"type": "array", "items": item}
-    if lo:
-        schema["minItems"] = lo
-    if span is not None:
-        schema["maxItems"] = lo + span
-    return schema
-
-
-def _object_schema(members, closed):
-    schema = {
-        "type": "object",
-        "properties": {name: sub for name, sub, _ in members},
-        "required": [name for name, _, req in members if req],
-    }
-    if closed:
-        schema["additionalProperties"] = False
-    return schema
-
-
-def _extend(children):
-    arrays = st.builds(_array_schema, children, st.integers(0, 2), st.none() | st.integers(0, 2))
-    objects = st.builds(
-        _object_schema,
-        st.lists(st.tuples(st.text(max_size=3), children, st.booleans()), max_size=4, unique_by=lambda m: m[0]),
-        st.booleans(),
-    )
-    any_ofs = st.lists(children, min_size=1, max_size=3).map(lambda bs: {"anyOf": bs})
-    return _with(arrays) | _with(objects) | any_ofs
-
-
-subset_schemas = st.recursive(leaf_schemas, _extend, max_leaves=6)
-
-
-def instances(schema: dict) -> st.SearchStrategy:
-    """Instances of a subset schema, objects with their members in property order."""
-    if "anyOf" in schema:
-        return st.one_of([instances(b) for b in schema["anyOf"]])
-    if "const" in schema or "enum" in schema:
-        values = [schema["const"]] if "const" in schema else schema["enum"]
-        return st.sampled_from([v for v in values if jsonschema.Draft202012Validator(schema).is_valid(v)])
-    types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-    return st.one_of([_typed_instances(schema, t) for t in types])
-
-
-def _typed_instances(schema: dict, t: str) -> st.SearchStrategy:
-    if t == "string":
-        return st.text(max_size=6)
-    if t == "integer":
-        return st.integers()
-    if t == "number":
-        return st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-    if t == "boolean":
-        return st.booleans()
-    if t == "null":
-        return st.none()
-    if t == "array":
-        hi = schema.get("maxItems")
-        return st.lists(instances(schema["items"]), min_size=schema.get("minItems", 0), max_size=hi if hi is not None else 3)
-    props, required = schema["properties"], schema["required"]
-    members = [
-        st.tuples(st.just(name), instances(sub), st.just(True) if name in required else st.booleans())
-        for name, sub in props.items()
-    ]
-    return st.tuples(*members).map(lambda ms: {name: v for name, v, keep in ms if keep})
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
