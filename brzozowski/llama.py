@@ -45,6 +45,7 @@ import numpy as np
 
 from .constraint import Constraint
 from .errors import BrzozowskiError, VocabularyError
+from .lazy import LazyDFA
 from .masks import TokenIndex
 
 __all__ = [
@@ -222,8 +223,11 @@ over SmolLM2's vocabulary, so about 2 s at most); larger ones get their masks on
 _indexes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Llama -> LRU of indexes
 
 
-def shared_index(llm: Any, pattern: str, precompute: bool = False) -> TokenIndex:
+def shared_index(llm: Any, pattern: str | LazyDFA, precompute: bool = False) -> TokenIndex:
     """The `TokenIndex` of `pattern` over `llm`'s vocabulary, built once per model and pattern.
+
+    `pattern` is a regex or a `LazyDFA` (e.g. of `brzozowski.schema_compiler.compile_json_schema`);
+    a lazy DFA is known by its start term (interned), so equal languages share one index.
 
     ``precompute=True``: over the canonical DFA, with the mask of every state computed now (the
     DFA of a tool-call schema has 100-200 states: 0.1-0.4 s over SmolLM2's 49,152 tokens; up to
@@ -232,22 +236,22 @@ def shared_index(llm: Any, pattern: str, precompute: bool = False) -> TokenIndex
     import cachetools
 
     from .dfa import regex_to_dfa
-    from .lazy import LazyDFA
 
     per_model = _indexes.get(llm)
     if per_model is None:
         per_model = _indexes[llm] = cachetools.LRUCache(maxsize=SHARED_INDEXES)
-    key = (pattern, precompute)
+    lazy = pattern if isinstance(pattern, LazyDFA) else None
+    key = (lazy.term(lazy.start) if lazy is not None else pattern, precompute)
     index = per_model.get(key)
     if index is None:
         vocab, eos = llama_vocab(llm)
         if precompute:
-            dfa = regex_to_dfa(pattern)
+            dfa = regex_to_dfa(key[0])
             index = TokenIndex(dfa, vocab, eos_id=eos)
             if dfa.n_states <= PRECOMPUTE_MAX_STATES:
                 for state in range(dfa.n_states):
                     index.mask(state)
         else:
-            index = TokenIndex(LazyDFA(pattern), vocab, eos_id=eos)
+            index = TokenIndex(lazy if lazy is not None else LazyDFA(pattern), vocab, eos_id=eos)
         per_model[key] = index
     return index

@@ -195,6 +195,10 @@ def test_demo_with_a_schema_file_a_regex_and_refused_input(tmp_path, capsys):
     assert main(["demo", "--schema", str(good), "-n", "1", "--max-tokens", "40",
                  "--prompt", "Is the sky blue? Answer in JSON."]) == 0
     answers = _demo_answers(capsys.readouterr().out)
+    assert answers[1][3] in ('{"ok": true}', '{"ok": false}') and "valid (jsonschema)" in answers[1][2]
+    assert main(["demo", "--schema", str(good), "--separators", ",", ":", "-n", "1", "--max-tokens", "40",
+                 "--prompt", "Is the sky blue? Answer in JSON."]) == 0
+    answers = _demo_answers(capsys.readouterr().out)
     assert answers[1][3] in ('{"ok":true}', '{"ok":false}') and "valid (jsonschema)" in answers[1][2]
 
     assert main(["demo", "--regex", "(yes|no)", "-n", "1", "--max-tokens", "10"]) == 0
@@ -202,10 +206,10 @@ def test_demo_with_a_schema_file_a_regex_and_refused_input(tmp_path, capsys):
     assert answers[1][3] in ("yes", "no") and "matches the regex" in answers[1][2]
 
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}}))
+    bad.write_text(json.dumps({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}}))
     assert main(["demo", "--schema", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "maxLength" in err and "/properties/a/maxLength" in err
+    assert "remote references are refused" in err and "/properties/a/$ref" in err
     assert main(["demo", "--model", str(tmp_path / "none.gguf")]) == 2
     assert "no model file at" in capsys.readouterr().err
 
