@@ -232,3 +232,24 @@ def test_schema_command_prints_regex_dfa_size_and_valid_samples(tmp_path, capsys
             (tmp_path / bad).write_text("{nope")
         assert main(["schema", str(tmp_path / bad)]) == 2
         assert expected in capsys.readouterr().err
+
+
+def test_readme_shows_the_demo_tool_schema_as_embedded():
+    """The README's demo schema is the embedded create_event tool, and it uses $defs, a format,
+    bounds; the demo compiles it with json.dumps's separators."""
+    from pathlib import Path
+
+    from brzozowski.demo import SEPARATORS, tasks_for
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("e.g. `create_event`:\n\n```json\n", 1)[1].split("```", 1)[0]
+    parameters = TOOLS["create_event"].parameters
+    assert json.loads(block) == parameters
+    assert "$defs" in parameters and parameters["properties"]["date"]["format"] == "date"
+    assert SEPARATORS == (", ", ": ")
+    task = next(t for t in tasks_for(4) if t.schema["properties"]["name"]["const"] == "create_event")
+    call = {"name": "create_event", "arguments": {"title": "Lunch", "date": "2025-06-12", "attendees": ["Ana"]}}
+    assert task.automaton.matches(json.dumps(call).encode())
+    assert not task.automaton.matches(json.dumps(call, separators=(",", ":")).encode())
+    call["arguments"]["date"] = "2025-02-30"  # no such day: the format is enforced
+    assert not task.automaton.matches(json.dumps(call).encode())
