@@ -80,18 +80,19 @@ class Tool:
 
 #: The embedded tools, written as people write tool schemas: shared definitions (``$defs`` and
 #: ``$ref``), a ``format``, a ``pattern``, numeric bounds, enums, booleans, arrays, nullable values.
-#: Every free string has a ``maxLength`` and every integer a ``maximum``: a 135M model asked for an
-#: unbounded value may write "12000000..." or a never-ending name, which an unbounded schema allows;
-#: the bounds make every document end within the token cap.
+#: Free strings have a ``maxLength`` and integers a ``maximum``: a 135M model asked for an unbounded
+#: value may write "12000000..." or a never-ending name, which an unbounded schema allows; the bounds
+#: make the documents end within the token cap. ``get_weather`` alone stays in the specification's
+#: strict subset (`brzozowski.schema.json_schema_to_regex`): notebook 5 compiles it that way and
+#: checks its masks against the golden oracle.
 TOOLS: dict[str, Tool] = {
     "get_weather": Tool(
         "Get the weather forecast for a city.",
         {
-            "$defs": {"City": {"type": "string", "minLength": 1, "maxLength": 30}},
             "type": "object",
             "properties": {
-                "city": {"$ref": "#/$defs/City"},
-                "days": {"type": "integer", "minimum": 1, "maximum": 14},
+                "city": {"type": "string"},
+                "days": {"type": "integer"},
                 "unit": {"enum": ["celsius", "fahrenheit"]},
                 "hourly": {"type": "boolean"},
             },
