@@ -73,12 +73,26 @@ def _is_utf8(data: bytes) -> bool:
     return True
 
 
+DETOKENIZE_PIECE_LIMIT = 32
+"""llama-cpp-python's `detokenize` returns b"" for a piece longer than 32 bytes (a fixed buffer; e.g.
+id 24205, a newline and 36 spaces), so the oracle below only holds for pieces up to that length."""
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(min_value=3, max_value=SMOLLM2_VOCAB_SIZE - 1), max_size=24))
 def test_detokenizing_any_sequence_equals_joining_our_bytes(llm, vocab, ids):
     tokens, _ = vocab
     # llama-cpp-python drops a leading space after a leading BOS (id 1): start from id 3
+    ids = [t for t in ids if len(tokens[t] or b"") <= DETOKENIZE_PIECE_LIMIT]
     assert llm.detokenize(ids) == b"".join(tokens[t] or b"" for t in ids)
+
+
+def test_pieces_longer_than_detokenizes_buffer_are_whole(llm, vocab):
+    tokens, _ = vocab
+    long_ids = [t for t, piece in enumerate(tokens) if piece and len(piece) > DETOKENIZE_PIECE_LIMIT]
+    assert long_ids and tokens[24205] == b"\n" + b" " * 36
+    for t in long_ids:  # each long piece tokenizes back to itself: our bytes are the piece, whole
+        assert b"".join(tokens[i] for i in llm.tokenize(tokens[t], add_bos=False, special=False)) == tokens[t]
 
 
 @pytest.mark.parametrize("text", ["Hello, world!", ' {"city":"Zürich","days":3}\n', "naïve 東京 🎉\t\\u00e9",
