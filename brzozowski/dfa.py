@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import BrzozowskiError
-from .lazy import DEAD, DEFAULT_MAX_STATES, LazyDFA
+from .lazy import DEAD, DEFAULT_MAX_ALTERNATIVES, DEFAULT_MAX_STATES, LazyDFA
 from .terms import Term, show_byte_set
 
 __all__ = ["DEAD", "DFA", "regex_to_dfa"]
@@ -206,9 +206,11 @@ def _show_ranges(ranges: list[tuple[int, int]]) -> str:
     return show_byte_set(bits)
 
 
-def regex_to_dfa(pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES) -> DFA:
-    """The canonical DFA of `pattern` (Python `re` bytes syntax, full match)."""
-    lazy = LazyDFA(pattern, max_states=max_states)
+def regex_to_dfa(pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES,
+                 max_alternatives: int = DEFAULT_MAX_ALTERNATIVES) -> DFA:
+    """The canonical DFA of `pattern` (Python `re` bytes syntax, full match). The budgets are
+    those of `LazyDFA`; over either, `StateBudgetError`."""
+    lazy = LazyDFA(pattern, max_states=max_states, max_alternatives=max_alternatives)
     accept, columns = explore(lazy)
     return _canonical_over_classes(accept, columns, lazy.byte_classes)
 

@@ -17,6 +17,11 @@ Invariants:
 - A state accepts iff its term is nullable.
 - At most `max_states` states are ever created; one more raises `StateBudgetError`, so a state
   explosion (``(a|b)*a(a|b){20}`` has 2²¹ states) is an error, not a hang.
+- The work per state is bounded too: no state is an alternation of more operands than
+  `max_alternatives` or the pattern's own byte sets (whichever is larger; `positions`), else
+  `StateBudgetError`. A derivative costs time in proportion to its operands, and nested bounded
+  repeats (``(.{0,100}){0,100}``) grow them without end (≈ 10,000 after 150 bytes) while the
+  states stay few, so the state count alone would let one pattern run for minutes.
 - **Threads.** One automaton may be shared by any number of threads. Every state and transition is
   created under the automaton's lock, and a thread that finds a transition unknown takes the lock
   and looks again, so each derivative is stored once; a state is counted in `n_states` only once
@@ -43,9 +48,9 @@ import numpy as np
 from .derivatives import alphabet_classes, derivative, derivative_classes
 from .errors import BrzozowskiError, InputTypeError, StateBudgetError
 from .syntax import parse
-from .terms import EMPTY, Term
+from .terms import EMPTY, K_ALT, K_BYTES, Term
 
-__all__ = ["DEAD", "DEFAULT_MAX_STATES", "LazyDFA", "is_empty"]
+__all__ = ["DEAD", "DEFAULT_MAX_ALTERNATIVES", "DEFAULT_MAX_STATES", "LazyDFA", "is_empty", "positions"]
 
 DEAD = -1
 """The transition target when no string of the language continues (the derivative is ∅)."""
@@ -55,7 +60,38 @@ DEFAULT_MAX_STATES = 100_000
 few thousands; 100,000 states of 256 int32 transitions is 100 MiB of tables, about the most a
 compiled constraint should hold. Pass ``max_states`` to raise or lower it."""
 
+DEFAULT_MAX_ALTERNATIVES = 2_000
+"""The default bound on the work per state: how many operands a state's alternation may have when
+the pattern itself has fewer byte sets (`positions`). Real patterns stay under a few hundred (or
+under their own size: an enum of 10,000 words has 10,000-operand states and is allowed them);
+nested bounded repeats pass it within a few hundred bytes. Pass ``max_alternatives`` to raise it."""
+
 _UNKNOWN = -2  # a transition not computed yet
+
+
+def positions(term: Term) -> int:
+    """How many byte sets the syntax tree of `term` holds, a repeat's body counted once (shared
+    subterms counted at each use). Without repeats, no derivative is an alternation of more than
+    ``positions + 1`` operands (one per partial derivative, Antimirov's bound).
+
+    >>> from brzozowski.syntax import parse
+    >>> positions(parse("ab|a")), positions(parse("(.{0,100}){0,100}"))
+    (3, 1)
+    """
+    counts: dict[Term, int] = {}
+    stack = [term]
+    while stack:  # iterative post-order: terms may be 100,000 deep
+        t = stack[-1]
+        if t in counts:
+            stack.pop()
+            continue
+        pending = [child for child in t.children if child not in counts]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        counts[t] = (t.kind == K_BYTES) + sum(counts[child] for child in t.children)
+    return counts[term]
 
 
 def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
@@ -152,16 +188,20 @@ class LazyDFA:
 
     start = 0
 
-    def __init__(self, pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES) -> None:
+    def __init__(self, pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES,
+                 max_alternatives: int = DEFAULT_MAX_ALTERNATIVES) -> None:
         term = pattern if isinstance(pattern, Term) else parse(pattern)
-        if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)):
-            raise InputTypeError(f"max_states is a whole number of states, not {max_states!r:.40}")
-        if max_states < 1:
-            raise BrzozowskiError(f"max_states must be at least 1, not {max_states}")
+        for name, value in (("max_states", max_states), ("max_alternatives", max_alternatives)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise InputTypeError(f"{name} is a whole number, not {value!r:.40}")
+            if value < 1:
+                raise BrzozowskiError(f"{name} must be at least 1, not {value}")
         if is_empty(term, max_states):
             raise BrzozowskiError(f"the term {_abbreviated(term)} has an empty language: "
                                   "no automaton state exists")
         self.max_states = max_states
+        self.max_alternatives = max(max_alternatives, positions(term) + 1)
+        """The most operands a state's alternation may have (see the module docstring)."""
         alphabet = _class_map(alphabet_classes(term))
         self._alphabet = alphabet.representatives
         self.byte_classes: np.ndarray = alphabet.class_of
@@ -269,6 +309,12 @@ class LazyDFA:
             raise StateBudgetError(
                 f"the automaton needs more than {self.max_states} states (the state budget); "
                 "simplify the pattern or pass a larger max_states"
+            )
+        if term.kind == K_ALT and len(term.children) > self.max_alternatives:
+            raise StateBudgetError(
+                f"state {number} is an alternation of {len(term.children)} operands, more than "
+                f"{self.max_alternatives} (the work budget per state; nested bounded repeats grow "
+                "it); simplify the pattern or pass a larger max_alternatives"
             )
         class_map = _class_map(derivative_classes(term))
         self._numbers[term] = number

@@ -6,6 +6,7 @@ ran for minutes before; each must now finish (with a result checked against an o
 from __future__ import annotations
 
 import gc
+import random
 import re
 import sys
 import weakref
@@ -14,9 +15,10 @@ import pytest
 
 from brzozowski import LazyDFA, regex_to_dfa
 from brzozowski.derivatives import derivative_classes, derivative_of_string, matches
-from brzozowski.errors import StateBudgetError
+from brzozowski.errors import BrzozowskiError, StateBudgetError
+from brzozowski.lazy import positions
 from brzozowski.syntax import parse
-from brzozowski.terms import concat, intern_table_size, literal, star
+from brzozowski.terms import K_ALT, concat, intern_table_size, literal, star
 
 DEEP = 10_000  # well past Python's default recursion limit of 1,000
 
@@ -130,3 +132,68 @@ def test_a_dropped_pattern_releases_its_terms():
     gc.collect()
     assert probe() is None
     assert intern_table_size() < before
+
+
+NESTED_REPEATS = [r"(.{0,100}){0,100}", r"(.{0,1000}){0,1000}", r"(\w{1,20}\s?){1,50}"]
+# The languages on text of `_words`, decided without `re` (which backtracks for minutes on these):
+# up to n² bytes; or words split into the fewest chunks of at most 20 letters, at most 50 chunks.
+IN_LANGUAGE = {
+    NESTED_REPEATS[0]: lambda text: len(text) <= 100 * 100,
+    NESTED_REPEATS[1]: lambda text: len(text) <= 1000 * 1000,
+    NESTED_REPEATS[2]: lambda text: sum(-(-len(word) // 20) for word in text.split(b" ")) <= 50,
+}
+
+
+def _words(seed: int, n_bytes: int) -> bytes:
+    """Random words of 1 to 20 letters, single spaces between: text every nested repeat follows."""
+    rng = random.Random(seed)
+    words: list[str] = []
+    while sum(map(len, words)) + len(words) < n_bytes:
+        words.append("".join(rng.choice("abcxyz") for _ in range(rng.randint(1, 20))))
+    return " ".join(words).encode()
+
+
+@pytest.mark.parametrize("pattern", NESTED_REPEATS)
+def test_nested_repeats_end_within_the_work_budget_lazily(pattern):
+    # Each state of these was an alternation of up to ~10,000 operands: ~35 s (the first two runs
+    # past 200 s) with max_states=1000 before the work per state had a budget.
+    text = _words(0, 5_000)
+    lazy = LazyDFA(pattern, max_states=1000)
+    try:
+        accepted = lazy.matches(text)
+    except StateBudgetError as error:
+        assert "max_alternatives" in str(error)
+    else:
+        assert accepted == IN_LANGUAGE[pattern](text)
+    assert IN_LANGUAGE[pattern](text[:300]) == bool(re.fullmatch(pattern.encode(), text[:300]))
+    for state in range(lazy.n_states):
+        term = lazy.term(state)
+        assert len(term.children) <= lazy.max_alternatives or term.kind != K_ALT
+
+
+@pytest.mark.parametrize("pattern", NESTED_REPEATS)
+def test_nested_repeats_end_within_the_work_budget_eagerly(pattern):
+    with pytest.raises(StateBudgetError, match="max_alternatives|max_states"):
+        regex_to_dfa(pattern, max_states=1000)
+
+
+def test_the_work_budget_can_be_raised_and_admits_a_pattern_its_own_size():
+    small = r"(a{0,10}){0,10}b"
+    with pytest.raises(StateBudgetError, match="more than 5 "):
+        regex_to_dfa(small, max_alternatives=5)
+    dfa = regex_to_dfa(small, max_alternatives=100)
+    assert dfa == regex_to_dfa(small)
+    for n in (0, 1, 50, 100, 101):
+        assert dfa.matches(b"a" * n + b"b") == (n <= 100)
+    # An enum-like alternation wider than the default budget: its states are as wide as the pattern.
+    words = "|".join(f"{n:05d}" for n in range(5_000))
+    lazy = LazyDFA(f"x({words})", max_alternatives=10)
+    assert lazy.matches(b"x04999") and not lazy.matches(b"x5000")
+    assert lazy.max_alternatives == positions(parse(f"x({words})")) + 1
+
+
+def test_the_work_budget_is_a_whole_number():
+    with pytest.raises(BrzozowskiError, match="max_alternatives"):
+        LazyDFA("a", max_alternatives=0)
+    with pytest.raises(BrzozowskiError, match="max_alternatives"):
+        LazyDFA("a", max_alternatives=1.5)
