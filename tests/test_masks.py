@@ -56,6 +56,15 @@ def brute_force_mask(automaton, state: int, vocab, eos_id) -> np.ndarray:
     return mask
 
 
+def walk_rows(rows: list[list[int]], state: int, data: bytes) -> int:
+    """The state after `data` from `state` over `trans` as lists, stopping at the first DEAD."""
+    for b in data:
+        state = rows[state][b]
+        if state < 0:
+            break
+    return state
+
+
 def fast_brute_force_masks(dfa, vocab, eos_id) -> np.ndarray:
     """Every state's mask by the definition, in plain Python over `trans` as lists (no numpy
     walking, no trie): token by token, byte by byte, stopping at the first DEAD."""
@@ -64,15 +73,8 @@ def fast_brute_force_masks(dfa, vocab, eos_id) -> np.ndarray:
     for state in range(dfa.n_states):
         allowed = out[state]
         for t, data in enumerate(vocab):
-            if not data or t == eos_id:
-                continue
-            s = state
-            for b in data:
-                s = rows[s][b]
-                if s < 0:
-                    break
-            else:
-                allowed[t] = True
+            if data and t != eos_id:
+                allowed[t] = walk_rows(rows, state, data) >= 0
         if eos_id is not None:
             allowed[eos_id] = bool(dfa.accept[state])
     return out
@@ -647,12 +649,7 @@ def test_string_states_over_o200k_match_brute_force():
             if t == eos_id or not data:
                 assert not mask[t]
                 continue
-            s = state
-            for b in data:
-                s = rows[s][b]
-                if s < 0:
-                    break
-            assert mask[t] == (s >= 0), (text, t, data)
+            assert mask[t] == (walk_rows(rows, state, data) >= 0), (text, t, data)
     assert index.cache_info()["string_masks"] == len(states) == 6
     assert index._string_state(dfa.start) is None
 
