@@ -8,8 +8,9 @@ the text inside the language. See README.md for the code map.
 __version__ = "0.1.0"
 """The package version: the one place it is written (pyproject.toml reads it from here)."""
 
+from .alphabet import DEAD, Automaton
 from .constraint import Constraint, apply_mask, constrained_sample
-from .dfa import DEAD, DFA, regex_to_dfa
+from .dfa import DFA, regex_to_dfa
 from .errors import (
     BrzozowskiError,
     GoldenMismatchError,
@@ -40,6 +41,7 @@ __all__ = [
     "DEFAULT_MAX_STATES",
     "DFA",
     "MAX_REPEAT_COUNT",
+    "Automaton",
     "BrzozowskiError",
     "Constraint",
     "GoldenMismatchError",

@@ -166,7 +166,7 @@ def _random_documents(dfa, rng, n: int, soft_limit: int = 80) -> list[bytes]:
     closer to the nearest accepting state)."""
     import numpy as np
 
-    from .dfa import DEAD
+    from .alphabet import DEAD
 
     dist = np.full(dfa.n_states, -1)  # bytes from each state to the nearest accepting state
     preds: list[list[int]] = [[] for _ in range(dfa.n_states)]
@@ -202,7 +202,7 @@ def _random_documents(dfa, rng, n: int, soft_limit: int = 80) -> list[bytes]:
 def _lazy_documents(lazy, rng, n: int, soft_limit: int = 200) -> list[bytes]:
     """`n` random documents of a LazyDFA: walks over random successor states that stop only in
     accepting states; past `soft_limit` bytes, a breadth-first search finishes on a shortest path."""
-    from .dfa import DEAD
+    from .alphabet import DEAD
 
     docs = []
     for _ in range(n):

@@ -47,8 +47,9 @@ from typing import Any
 
 import numpy as np
 
+from .alphabet import DEAD
 from .errors import InputTypeError, MaskError, TokenError
-from .masks import DEAD, TokenIndex
+from .masks import TokenIndex
 from .sampling import SamplingParams, sample
 
 __all__ = [

@@ -29,9 +29,7 @@ needs (post-order), so a deep term (a long concatenation of nullable parts, deep
 costs heap, not Python stack. The rules themselves are one short function per kind (`_derive`,
 `_classes`); `_needed` says which sub-terms each rule reads.
 
-Partitions are interned (`_canonical`) so that `meet` can be memoized by identity. Both tables are
-process-wide but bounded (`MAX_PARTITION_MEMO` entries, emptied when full): a memo entry holds the
-partitions it is keyed by, so an id in a key always belongs to a live object.
+Partitions, their meet and its memos live in `brzozowski.alphabet`.
 
 >>> from brzozowski.syntax import parse
 >>> r = parse("(cat|car|dog)s?")
@@ -48,8 +46,8 @@ and Turon 2009, §4.2 (derivative classes).
 
 from __future__ import annotations
 
+from .alphabet import ALL_BYTES, ONE_CLASS, meet, partition_of
 from .terms import (
-    ALL_BYTES,
     EMPTY,
     EPSILON,
     K_ALT,
@@ -69,10 +67,8 @@ from .terms import (
 )
 
 __all__ = [
-    "MAX_PARTITION_MEMO", "alphabet_classes", "derivative", "derivative_classes", "derivative_of_string", "matches", "meet",
+    "alphabet_classes", "derivative", "derivative_classes", "derivative_of_string", "matches",
 ]
-
-_TRIVIAL_PARTITION: tuple[int, ...] = (ALL_BYTES,)
 
 
 def derivative(term: Term, b: int) -> Term:
@@ -179,10 +175,10 @@ def _classes(term: Term) -> tuple[int, ...]:
     """One class rule (see the module docstring); the sub-terms' classes are memoized."""
     kind = term.kind
     if kind == K_EMPTY or kind == K_EPSILON:
-        return _TRIVIAL_PARTITION
+        return ONE_CLASS
     if kind == K_BYTES:
-        return _canonical((term.bits, ALL_BYTES ^ term.bits))
-    result = _TRIVIAL_PARTITION
+        return partition_of((term.bits, ALL_BYTES ^ term.bits))
+    result = ONE_CLASS
     for t in _needed(term):  # concat: the heads down the spine while nullable; alt: all
         result = meet(result, t.classes)
     return result
@@ -197,7 +193,7 @@ def alphabet_classes(term: Term) -> tuple[int, ...]:
     So it refines the derivative classes of every state reachable from `term`: bytes of one class
     lead from every such state to the same state.
     """
-    partition = _TRIVIAL_PARTITION
+    partition = ONE_CLASS
     seen: set[int] = set()
     todo = [term]
     while todo:
@@ -208,36 +204,3 @@ def alphabet_classes(term: Term) -> tuple[int, ...]:
                 partition = meet(partition, derivative_classes(t))
             todo.extend(t.children)
     return partition
-
-
-MAX_PARTITION_MEMO = 1 << 16
-"""How many partitions, and how many meets, the process-wide memos hold before they are emptied.
-Real patterns use a few hundred distinct partitions; the bound only stops a long-running process
-from accumulating them forever."""
-
-_PARTITIONS: dict[tuple[int, ...], tuple[int, ...]] = {}
-_MEETS: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
-
-
-def _canonical(sets: tuple[int, ...] | list[int]) -> tuple[int, ...]:
-    """The interned partition made of the non-empty `sets`, ordered by lowest byte."""
-    key = tuple(sorted((s for s in sets if s), key=lambda s: s & -s))
-    if len(_PARTITIONS) >= MAX_PARTITION_MEMO:
-        _PARTITIONS.clear()  # equal partitions may then be distinct objects: slower, never wrong
-    return _PARTITIONS.setdefault(key, key)
-
-
-def meet(p: tuple[int, ...], q: tuple[int, ...]) -> tuple[int, ...]:
-    """The coarsest partition refining both `p` and `q` (memoized by the partitions' identity)."""
-    if p is q or len(q) == 1:
-        return p
-    if len(p) == 1:
-        return q
-    found = _MEETS.get((id(p), id(q)))
-    if found is not None and found[0] is p and found[1] is q:  # the entry keeps p and q alive
-        return found[2]
-    result = _canonical([a & b for a in p for b in q if a & b])
-    if len(_MEETS) >= MAX_PARTITION_MEMO:
-        _MEETS.clear()
-    _MEETS[(id(p), id(q))] = (p, q, result)
-    return result

@@ -41,9 +41,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .alphabet import DEAD, byte_set_of_ranges, show_byte_set, table_classes, target_runs
 from .errors import BrzozowskiError
-from .lazy import DEAD, DEFAULT_MAX_ALTERNATIVES, DEFAULT_MAX_STATES, LazyDFA
-from .terms import Term, show_byte_set
+from .lazy import DEFAULT_MAX_ALTERNATIVES, DEFAULT_MAX_STATES, LazyDFA
+from .terms import Term
 
 __all__ = ["DEAD", "DFA", "regex_to_dfa"]
 
@@ -85,7 +86,7 @@ class DFA:
     def byte_classes(self) -> np.ndarray:
         """The class of every byte (int[256]): bytes with equal columns in `trans`, which lead from
         every state to the same state. Classes are numbered in the order of their lowest byte."""
-        classes = _byte_classes(self.trans)[1]
+        classes = table_classes(self.trans)[1]
         classes.setflags(write=False)
         return classes
 
@@ -136,17 +137,9 @@ class DFA:
         """Every edge as (source, byte ranges (lo, hi) inclusive and ascending, target)."""
         result = []
         for source in range(self.n_states):
-            row = self.trans[source]
             by_target: dict[int, list[tuple[int, int]]] = {}
-            b = 0
-            while b < 256:
-                target = int(row[b])
-                end = b
-                while end + 1 < 256 and row[end + 1] == target:
-                    end += 1
-                if target != DEAD:
-                    by_target.setdefault(target, []).append((b, end))
-                b = end + 1
+            for lo, hi, target in target_runs(self.trans[source]):
+                by_target.setdefault(target, []).append((lo, hi))
             for target in sorted(by_target):
                 result.append((source, by_target[target], target))
         return result
@@ -156,7 +149,7 @@ class DFA:
         lines = [f"{self.n_states} states, start 0, accepting {self.accept.nonzero()[0].tolist()}"]
         outgoing: dict[int, list[str]] = {s: [] for s in range(self.n_states)}
         for source, ranges, target in self.edges():
-            outgoing[source].append(f"{_show_ranges(ranges)} -> {target}")
+            outgoing[source].append(f"{show_byte_set(byte_set_of_ranges(ranges))} -> {target}")
         for state in range(self.n_states):
             mark = "*" if self.accept[state] else " "
             lines.append(f"{mark}{state:>4}: " + (", ".join(outgoing[state]) or "(no edges)"))
@@ -193,17 +186,10 @@ class DFA:
             if self.accept[state]:
                 lines.append(f"  {state} [shape=doublecircle];")
         for source, ranges, target in self.edges():
-            label = _show_ranges(ranges).replace("\\", "\\\\").replace('"', '\\"')
+            label = show_byte_set(byte_set_of_ranges(ranges)).replace("\\", "\\\\").replace('"', '\\"')
             lines.append(f'  {source} -> {target} [label="{label}"];')
         lines.append("}")
         return "\n".join(lines)
-
-
-def _show_ranges(ranges: list[tuple[int, int]]) -> str:
-    bits = 0
-    for lo, hi in ranges:
-        bits |= ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
-    return show_byte_set(bits)
 
 
 def regex_to_dfa(pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES,
@@ -229,7 +215,7 @@ def explore(lazy: LazyDFA) -> tuple[np.ndarray, np.ndarray]:
 
 def canonical(accept: np.ndarray, trans: np.ndarray) -> DFA:
     """The canonical DFA of any complete table ``trans: int[S, 256]`` whose start is state 0."""
-    columns, class_of_byte = _byte_classes(trans)
+    columns, class_of_byte = table_classes(trans)
     return _canonical_over_classes(accept, columns, class_of_byte)
 
 
@@ -387,34 +373,3 @@ def _label_rows(matrix: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 _SMALL_TABLE = 2048  # entries; measured crossover of the two ways to label rows, within 2x either side
-
-
-_COLUMN_WEIGHTS = np.random.default_rng(20091).integers(1, 2**62, size=1 << 16, dtype=np.int64)
-
-
-def _byte_classes(trans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Compress the table's columns: (distinct columns [S, K], the class of every byte [256]).
-
-    Columns are grouped by a random linear hash; the grouping is then verified exactly, and on a
-    hash collision (never seen) the columns are grouped by their bytes instead: a collision costs
-    time, never correctness.
-    """
-    n_states = trans.shape[0]
-    if n_states <= len(_COLUMN_WEIGHTS):
-        keys: list = (_COLUMN_WEIGHTS[:n_states] @ trans.astype(np.int64)).tolist()
-        class_of_byte, representatives = _group(keys)
-        if np.array_equal(trans[:, representatives][:, class_of_byte], trans):
-            return trans[:, representatives], class_of_byte
-    keys = [trans[:, b].tobytes() for b in range(256)]
-    class_of_byte, representatives = _group(keys)
-    return trans[:, representatives], class_of_byte
-
-
-def _group(keys: list) -> tuple[np.ndarray, list[int]]:
-    """Classes of equal keys: (the class of every index, the first index of every class)."""
-    first_index: dict = {}
-    class_of = [first_index.setdefault(key, len(first_index)) for key in keys]
-    representatives = [0] * len(first_index)
-    for index in range(len(keys) - 1, -1, -1):
-        representatives[class_of[index]] = index
-    return np.array(class_of, dtype=np.intp), representatives

@@ -38,8 +38,8 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from .alphabet import byte_set_of_ranges, show_byte_set
 from .errors import DrawingError
-from .terms import show_byte_set
 
 __all__ = ["MAX_DRAWN_STATES", "Drawable", "Picture", "dfa_svg"]
 
@@ -148,7 +148,7 @@ def _dot_escape(text: str) -> str:
 
 def _python_layout(dfa: Drawable, notes: dict[int, str]) -> str:
     edges = dfa.edges()
-    labels = {(s, t): _show(ranges) for s, ranges, t in edges}
+    labels = {(s, t): show_byte_set(byte_set_of_ranges(ranges)) for s, ranges, t in edges}
 
     # Columns. Without cycles (self-loops aside), the longest path from the start: every edge points
     # right, and paths that merge (the words of an enum) meet where the longest one arrives. With
@@ -238,9 +238,9 @@ def _python_layout(dfa: Drawable, notes: dict[int, str]) -> str:
                  f'L{x0 - _RADIUS - 2:.1f},{y0:.1f}" marker-end="url(#arrow)"/></g>')
     grow(x0 - _RADIUS - 30, y0)
 
-    for s, ranges, t in edges:
+    for s, _, t in edges:
         label = _cut(labels[(s, t)])
-        full = escape(_show(ranges))
+        full = escape(labels[(s, t)])
         (x1, y1), (x2, y2) = position[s], position[t]
         if s == t:  # a loop above the state (below the lowest state of a crowded column)
             up = -1 if s not in loop_below else 1
@@ -315,14 +315,6 @@ def _python_layout(dfa: Drawable, notes: dict[int, str]) -> str:
         + "".join(parts)
         + "</svg>"
     )
-
-
-def _show(ranges: list[tuple[int, int]]) -> str:
-    """The byte set of `ranges` as `DFA.describe` and `DFA.to_dot` write it."""
-    bits = 0
-    for lo, hi in ranges:
-        bits |= ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
-    return show_byte_set(bits)
 
 
 def _cut(text: str, limit: int = MAX_LABEL_CHARS) -> str:

@@ -45,15 +45,13 @@ import threading
 
 import numpy as np
 
+from .alphabet import DEAD, ByteClasses
 from .derivatives import alphabet_classes, derivative, derivative_classes
 from .errors import BrzozowskiError, InputTypeError, StateBudgetError
 from .syntax import parse
 from .terms import EMPTY, K_ALT, K_BYTES, Term
 
 __all__ = ["DEAD", "DEFAULT_MAX_ALTERNATIVES", "DEFAULT_MAX_STATES", "LazyDFA", "is_empty", "positions"]
-
-DEAD = -1
-"""The transition target when no string of the language continues (the derivative is ∅)."""
 
 DEFAULT_MAX_STATES = 100_000
 """The default state budget. Real patterns (dates, e-mail addresses, tool-call JSON) need tens to a
@@ -141,48 +139,6 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
     return True
 
 
-class _ClassMap:
-    """How the bytes of one derivative partition map to its classes (shared by every state with it)."""
-
-    __slots__ = ("partition", "representatives", "_class_of")
-
-    def __init__(self, partition: tuple[int, ...]) -> None:
-        self.partition = partition
-        self.representatives = [(bits & -bits).bit_length() - 1 for bits in partition]
-        self._class_of: np.ndarray | None = None
-
-    @property
-    def class_of(self) -> np.ndarray:
-        """The class index of every byte (int[256]), built on first use."""
-        if self._class_of is None:
-            partition = self.partition
-            packed = np.frombuffer(b"".join(bits.to_bytes(32, "little") for bits in partition),
-                                   np.uint8)
-            members = np.unpackbits(packed.reshape(len(partition), 32), axis=1, bitorder="little")
-            self._class_of = members.argmax(axis=0)  # each byte is in exactly one class
-        return self._class_of
-
-    def classes_of(self, alphabet: list[int]) -> list[int]:
-        """This partition's class of each byte in `alphabet`."""
-        return [next(i for i, bits in enumerate(self.partition) if (bits >> b) & 1) for b in alphabet]
-
-
-MAX_CLASS_MAPS = 4096
-"""How many class maps (one per distinct derivative partition) the process-wide memo holds before
-it is emptied. Keyed by the partition's value, so an emptied memo costs time, never correctness."""
-
-_CLASS_MAPS: dict[tuple[int, ...], _ClassMap] = {}
-
-
-def _class_map(partition: tuple[int, ...]) -> _ClassMap:
-    found = _CLASS_MAPS.get(partition)
-    if found is None:
-        if len(_CLASS_MAPS) >= MAX_CLASS_MAPS:
-            _CLASS_MAPS.clear()
-        found = _CLASS_MAPS[partition] = _ClassMap(partition)
-    return found
-
-
 class LazyDFA:
     """A DFA over the derivatives of one term, built on demand (see the module docstring)."""
 
@@ -202,7 +158,7 @@ class LazyDFA:
         self.max_states = max_states
         self.max_alternatives = max(max_alternatives, positions(term) + 1)
         """The most operands a state's alternation may have (see the module docstring)."""
-        alphabet = _class_map(alphabet_classes(term))
+        alphabet = ByteClasses.of(alphabet_classes(term))
         self._alphabet = alphabet.representatives
         self.byte_classes: np.ndarray = alphabet.class_of
         """The class of every byte (int[256]): bytes of one class lead from every state, discovered
@@ -211,10 +167,10 @@ class LazyDFA:
         self._lock = threading.Lock()
         self._terms: list[Term] = []
         self._numbers: dict[Term, int] = {}
-        self._maps: list[_ClassMap] = []
+        self._maps: list[ByteClasses] = []
         self._targets: list[list[int]] = []
         self._rows: list[np.ndarray | None] = []
-        self._alphabet_classes: dict[_ClassMap, list[int]] = {}  # see class_row
+        self._alphabet_classes: dict[ByteClasses, list[int]] = {}  # see class_row
         self._add(term)
 
     @property
@@ -316,7 +272,7 @@ class LazyDFA:
                 f"{self.max_alternatives} (the work budget per state; nested bounded repeats grow "
                 "it); simplify the pattern or pass a larger max_alternatives"
             )
-        class_map = _class_map(derivative_classes(term))
+        class_map = ByteClasses.of(derivative_classes(term))
         self._numbers[term] = number
         self._maps.append(class_map)
         # A class that no string of the language starts with leads nowhere: DEAD, no derivative.

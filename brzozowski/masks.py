@@ -75,12 +75,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
 
 import cachetools
 import numpy as np
 
-from .dfa import DEAD  # -1: the absence of a state, where no string of the language continues
+from .alphabet import DEAD, Automaton
 from .errors import InputTypeError, MaskError, TokenError, VocabularyError
 from .string_masks import recognize, string_tables
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
@@ -150,7 +149,7 @@ class _Table:
     with ``automaton.row(s)`` the first time a walk meets state s.
     """
 
-    def __init__(self, automaton: Any) -> None:
+    def __init__(self, automaton: Automaton) -> None:
         self.automaton = automaton
         trans = getattr(automaton, "trans", None)
         self.complete = isinstance(trans, np.ndarray) and trans.ndim == 2 and trans.shape[1] == 256
@@ -307,7 +306,7 @@ class TokenIndex:
 
     def __init__(
         self,
-        automaton: Any,
+        automaton: Automaton,
         vocabulary: Vocabulary | Sequence[bytes | None] | VocabTrie,
         eos_id: int | None = None,
         cache_bytes: int = DEFAULT_CACHE_BYTES,

@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .dfa import DEAD, regex_to_dfa
+from .alphabet import DEAD
+from .dfa import regex_to_dfa
 from .schema import STRING
 
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)

@@ -34,6 +34,7 @@ CPython's `re._parser` for bytes patterns.
 
 from __future__ import annotations
 
+from .alphabet import byte_range
 from .errors import InputTypeError, RegexSyntaxError
 from .terms import (
     ALL_BYTES,
@@ -367,7 +368,7 @@ class _Parser:
                     self.fail(
                         f"bad character range {self.text[item_start:self.pos]} (reversed)", item_start
                     )
-                bits |= ((1 << (hi_byte + 1)) - 1) ^ ((1 << lo_byte) - 1)
+                bits |= byte_range(lo_byte, hi_byte)
             else:
                 bits |= lo_bits
         if negate:

@@ -60,6 +60,8 @@ import itertools
 import threading
 import weakref
 
+from .alphabet import ALL_BYTES, show_byte_set
+
 __all__ = [
     "ALL_BYTES",
     "ANYTHING",
@@ -80,10 +82,6 @@ __all__ = [
 
 # Kinds of term. Small ints so that interning keys are cheap tuples.
 K_EMPTY, K_EPSILON, K_BYTES, K_CONCAT, K_ALT, K_STAR, K_REPEAT, K_INTER, K_COMPL = range(9)
-
-ALL_BYTES = (1 << 256) - 1
-"""The byte set of all 256 bytes."""
-
 
 class Term:
     """One interned regex term. Do not call the constructor: use the smart constructors.
@@ -414,46 +412,3 @@ def _concat_parts(term: Term) -> list[Term]:
         term = term.children[1]
     parts.append(term)
     return parts
-
-
-def show_byte(b: int) -> str:
-    """A byte as it would appear in a pattern: printable ASCII as itself, else ``\\xHH``."""
-    c = chr(b)
-    if c in "\\[]()|*+?{}.^$-":
-        return "\\" + c
-    return c if 0x21 <= b <= 0x7E else f"\\x{b:02x}"
-
-
-def byte_ranges(bits: int) -> list[tuple[int, int]]:
-    """The maximal runs ``(lo, hi)`` (inclusive) of a byte set, ascending."""
-    ranges = []
-    b = 0
-    while bits >> b:
-        if (bits >> b) & 1:
-            start = b
-            while (bits >> (b + 1)) & 1:
-                b += 1
-            ranges.append((start, b))
-        b += 1
-    return ranges
-
-
-def show_byte_set(bits: int) -> str:
-    """A byte set as a single byte or a bracketed class of ranges (all bytes: ``[\\x00-\\xff]``).
-
-    >>> print(show_byte_set(ALL_BYTES), show_byte_set(0b110 << 97), show_byte_set(1 << 10))
-    [\\x00-\\xff] [bc] \\x0a
-    """
-    if bits == ALL_BYTES:
-        return "[\\x00-\\xff]"
-    if bits & (bits - 1) == 0:
-        return show_byte(bits.bit_length() - 1)
-    parts = []
-    for lo, hi in byte_ranges(bits):
-        if lo == hi:
-            parts.append(show_byte(lo))
-        elif hi == lo + 1:
-            parts.append(show_byte(lo) + show_byte(hi))
-        else:
-            parts.append(f"{show_byte(lo)}-{show_byte(hi)}")
-    return "[" + "".join(parts) + "]"

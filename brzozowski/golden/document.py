@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..alphabet import target_runs
 from ..errors import GoldenMismatchError, TokenError
 
 __all__ = [
@@ -85,20 +86,7 @@ def ranges_to_ids(ranges: Iterable[Sequence[int]]) -> list[int]:
 def table_rows(trans: np.ndarray) -> list[list[list[int]]]:
     """Per state, the maximal runs of bytes with one target: ``[[lo, hi, target], ...]``, bytes
     ascending, DEAD (-1) runs left out."""
-    rows = []
-    for row in np.asarray(trans):
-        runs: list[list[int]] = []
-        b = 0
-        while b < 256:
-            target = int(row[b])
-            end = b
-            while end + 1 < 256 and int(row[end + 1]) == target:
-                end += 1
-            if target >= 0:
-                runs.append([b, end, target])
-            b = end + 1
-        rows.append(runs)
-    return rows
+    return [[list(run) for run in target_runs(row)] for row in np.asarray(trans)]
 
 
 def rows_to_trans(rows: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
