@@ -28,7 +28,7 @@ from typing import Sequence
 
 from . import __version__
 from .dfa import regex_to_dfa
-from .errors import BrzozowskiError, GoldenError, StateBudgetError
+from .errors import BrzozowskiError, GoldenError, InputFileError, StateBudgetError
 from .lazy import DEFAULT_MAX_STATES
 from .schema_compiler import DEFAULT_MAX_DEPTH
 
@@ -153,11 +153,11 @@ def _read_schema(path: str) -> dict:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
     except OSError as e:
-        raise BrzozowskiError(f"cannot read the schema file {path!r}: {e.strerror}") from None
+        raise InputFileError(f"cannot read the schema file {path!r}: {e.strerror}") from None
     except ValueError as e:
-        raise BrzozowskiError(f"the schema file {path!r} is not JSON: {e}") from None
+        raise InputFileError(f"the schema file {path!r} is not JSON: {e}") from None
     except RecursionError:
-        raise BrzozowskiError(f"the schema file {path!r} nests too deep for a JSON parser") from None
+        raise InputFileError(f"the schema file {path!r} nests too deep for a JSON parser") from None
 
 
 def _random_documents(dfa, rng, n: int, soft_limit: int = 80) -> list[bytes]:

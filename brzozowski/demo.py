@@ -35,7 +35,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from .errors import BrzozowskiError
+from .errors import ArgumentError
 from .lazy import LazyDFA
 from .schema_compiler import compile_json_schema
 
@@ -260,7 +260,7 @@ def tasks_for(
     """`n` requests: the embedded tools in turn (their requests in turn), or your schema/regex; the
     prompts' JSON is written with `separators`, as the constrained answers are."""
     if schema is not None and regex is not None:
-        raise BrzozowskiError("give a schema or a regex, not both")
+        raise ArgumentError("give a schema or a regex, not both")
     if schema is not None or regex is not None:
         if prompt is None:
             what = f"this JSON schema: {json.dumps(schema, separators=separators)}" if schema is not None else f"the regex {regex}"

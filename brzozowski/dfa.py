@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .alphabet import DEAD, byte_set_of_ranges, show_byte_set, table_classes, target_runs
-from .errors import BrzozowskiError
+from .errors import EmptyLanguageError, StateError, TableError
 from .lazy import DEFAULT_MAX_ALTERNATIVES, DEFAULT_MAX_STATES, LazyDFA
 from .terms import Term
 
@@ -66,13 +66,13 @@ class DFA:
         accept = np.array(self.accept, dtype=bool)
         trans = np.array(self.trans, dtype=np.int32)
         if accept.ndim != 1 or len(accept) == 0:
-            raise BrzozowskiError(f"accept must be a non-empty 1-D bool array, not shape {accept.shape}")
+            raise TableError(f"accept must be a non-empty 1-D bool array, not shape {accept.shape}")
         if trans.shape != (len(accept), 256):
-            raise BrzozowskiError(
+            raise TableError(
                 f"trans must have shape ({len(accept)}, 256) to match accept, not {trans.shape}"
             )
         if trans.size and (trans.min() < DEAD or trans.max() >= len(accept)):
-            raise BrzozowskiError(f"trans entries must lie in -1..{len(accept) - 1}")
+            raise TableError(f"trans entries must lie in -1..{len(accept) - 1}")
         accept.setflags(write=False)
         trans.setflags(write=False)
         object.__setattr__(self, "accept", accept)
@@ -128,7 +128,7 @@ class DFA:
 
     def _check(self, state: int) -> int:
         if not 0 <= state < self.n_states:
-            raise BrzozowskiError(f"state {state} does not exist (states 0..{self.n_states - 1})")
+            raise StateError(f"state {state} does not exist (states 0..{self.n_states - 1})")
         return state
 
     # -- views -----------------------------------------------------------------------------------
@@ -268,7 +268,7 @@ def remove_dead_states(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:
     if all(live):
         return columns
     if not live[0]:
-        raise BrzozowskiError("the language is empty: no state accepts")
+        raise EmptyLanguageError("the language is empty: no state accepts")
     return np.where(np.append(np.array(live), False)[columns], columns, DEAD)  # DEAD reads the pad
 
 

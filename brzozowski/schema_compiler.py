@@ -44,7 +44,7 @@ import re
 from typing import Any
 
 from .derivatives import derivative, matches
-from .errors import BrzozowskiError, SchemaError, SchemaProblem
+from .errors import ArgumentError, SchemaError, SchemaProblem
 from .json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
 from .lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
 from .schema_merge import ANNOTATIONS, Unmergeable, json_equal, merge_schemas
@@ -145,8 +145,8 @@ class _Writer:
         if (not isinstance(separators, (tuple, list)) or len(separators) != 2
                 or not all(isinstance(s, str) for s in separators)
                 or separators[0].strip(" \t\n\r") != "," or separators[1].strip(" \t\n\r") != ":"):
-            raise BrzozowskiError(f"separators must be (item, key) like (', ', ': '): a comma and a "
-                                  f"colon with JSON whitespace around them, not {separators!r}")
+            raise ArgumentError(f"separators must be (item, key) like (', ', ': '): a comma and a "
+                                f"colon with JSON whitespace around them, not {separators!r}")
         self.any_whitespace = any_whitespace
         if any_whitespace:
             self.ws = repeat(byte_set(_WHITESPACE_BITS), 0, MAX_WHITESPACE)
@@ -195,9 +195,9 @@ class _Compiler:
     def __init__(self, root: Any, writer: _Writer, closed_objects: bool, unknown_keywords: str,
                  max_depth: int) -> None:
         if unknown_keywords not in ("refuse", "ignore"):
-            raise BrzozowskiError(f"unknown_keywords must be 'refuse' or 'ignore', not {unknown_keywords!r}")
+            raise ArgumentError(f"unknown_keywords must be 'refuse' or 'ignore', not {unknown_keywords!r}")
         if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
-            raise BrzozowskiError(f"max_depth must be a non-negative integer, not {max_depth!r}")
+            raise ArgumentError(f"max_depth must be a non-negative integer, not {max_depth!r}")
         self.index = SchemaIndex(root)
         self.w = writer
         self.closed = closed_objects

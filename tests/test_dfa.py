@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from brzozowski import DEAD, DFA, LazyDFA, regex_to_dfa
 from brzozowski import dfa as dfa_module
 from brzozowski.dfa import canonical
-from brzozowski.errors import BrzozowskiError, StateBudgetError
+from brzozowski.errors import StateBudgetError, StateError, TableError
 
 from .corpus import HAND, SYNTAX_PATTERNS
 from .strategies import patterns, texts
@@ -277,16 +277,16 @@ def test_lazy_dfa_numbers_states_on_demand():
     row = lazy.row(0)
     assert row[ord("c")] >= 0 and row[ord("x")] == DEAD
     assert not row.flags.writeable
-    with pytest.raises(BrzozowskiError, match="does not exist"):
+    with pytest.raises(StateError, match="state 99 does not exist"):
         lazy.row(99)
 
 
 def test_dfa_validates_its_tables():
-    with pytest.raises(BrzozowskiError, match="shape"):
+    with pytest.raises(TableError, match="shape"):
         DFA(np.array([True]), np.zeros((2, 256), dtype=np.int32))
-    with pytest.raises(BrzozowskiError, match="entries"):
+    with pytest.raises(TableError, match="entries"):
         DFA(np.array([True]), np.full((1, 256), 5, dtype=np.int32))
-    with pytest.raises(BrzozowskiError, match="does not exist"):
+    with pytest.raises(StateError, match="state 7 does not exist"):
         regex_to_dfa("a").step(7, b"a")
 
 

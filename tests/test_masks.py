@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brzozowski import DEAD, LazyDFA, regex_to_dfa
-from brzozowski.errors import MaskError, TokenError, VocabularyError
+from brzozowski.errors import MaskError, StateError, TokenError, VocabularyError
 from brzozowski.masks import TokenIndex
 from brzozowski.vocabulary import VocabTrie, Vocabulary, class_trie, vocab_trie
 
@@ -140,11 +140,11 @@ def test_hand_example_masks(make, compress, walk):
     for bad in (-1, 15, 2.0, None, True):
         with pytest.raises(TokenError, match="token id"):
             index.next_state(0, bad)
-    with pytest.raises(MaskError, match="DEAD"):
+    with pytest.raises(StateError, match="DEAD"):
         index.mask(DEAD)
-    with pytest.raises(MaskError, match="state 99"):
+    with pytest.raises(StateError, match="state 99"):
         index.mask(99)
-    with pytest.raises(MaskError, match="DEAD"):
+    with pytest.raises(StateError, match="DEAD"):
         index.next_state(DEAD, 0)
 
 
