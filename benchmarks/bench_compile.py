@@ -4,13 +4,14 @@ Usage (in the benchmark environment, see README.md):
 
     $BENCH_VENV/bin/python benchmarks/bench_compile.py [--repeats 5] [--budget 60] [--timeout 600]
 
-Protocol. Our library interns terms and memoizes derivatives for the life of the process (there is
-no cache-clearing hook), so a second compile of the same pattern in one process is not a compile
-from scratch. Every measurement therefore runs in a fresh interpreter (a worker subprocess), and
+Protocol. Our library memoizes derivatives on its interned terms (alive while referenced) and
+partitions in bounded process-wide memos (`brzozowski.alphabet`), so a second compile of the same
+pattern in one process is not a compile from scratch. Every measurement therefore runs in a fresh interpreter (a worker subprocess), and
 the headline figure is the *cold* time: the first compile of the pattern in that process. Before
 the clock starts the worker has imported the engine and compiled the one-byte pattern ``q`` (so
 one-time process costs such as lazy imports and numpy's first calls, ~15 ms for us, are not
-charged to the first row; ``q`` shares no term with the rows beyond the byte set {q}). The same worker then repeats the compile (*warm*: our caches hot; the peers have no
+charged to the first row; ``q`` shares no term with the rows beyond the byte set {q}). The same worker then repeats the compile (*warm*: our result, a DFA, holds
+arrays and no terms, so the term memos went with the first compile and the partition memos remain; the peers have no
 such caches, their repeats cost what the first did). Each engine gets the same protocol: up to
 ``--repeats`` workers per pattern (round-robin over the engines, so that load on a shared machine
 hits all of them alike), the median of their cold times; fewer workers when an engine has

