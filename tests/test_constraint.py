@@ -18,14 +18,11 @@ from brzozowski.errors import MaskError, TokenError
 from brzozowski.masks import TokenIndex
 from brzozowski.sampling import SamplingParams
 
-HAND = "(cat|car|dog)s?"
-HAND_VOCAB = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x",
-              None, b""]
-EOS = 13
+from .corpus import HAND, HAND_EOS, HAND_MASKS, HAND_VOCAB
 
 
 def hand_index() -> TokenIndex:
-    return TokenIndex(regex_to_dfa(HAND), HAND_VOCAB, eos_id=EOS)
+    return TokenIndex(regex_to_dfa(HAND), HAND_VOCAB, eos_id=HAND_EOS)
 
 
 def log_softmax_at(logits: np.ndarray, allowed: np.ndarray, t: int) -> float:
@@ -46,7 +43,7 @@ def test_constraint_lifecycle():
     with pytest.raises(TokenError, match=r"token 12 \(b'x'\).*state 0"):
         c.advance(12)
     with pytest.raises(TokenError, match=r"token 13 \(EOS\).*state 0"):  # EOS only when complete
-        c.advance(EOS)
+        c.advance(HAND_EOS)
     with pytest.raises(TokenError, match=r"token 14 \(b''\)"):  # the empty token, never
         c.advance(14)
     with pytest.raises(TokenError, match="token 2 "):  # "t" cannot start a word
@@ -56,15 +53,15 @@ def test_constraint_lifecycle():
     assert (c.state, c.done) == (0, False)
     c.advance(9)  # "cat"
     assert (c.state, c.done, c.is_complete()) == (5, False, True)
-    assert c.mask().nonzero()[0].tolist() == [7, 13]
+    assert c.mask().nonzero()[0].tolist() == HAND_MASKS[5] == [7, 13]
     c.advance(7)  # "s"
     assert (c.state, c.is_complete()) == (6, True)
     with pytest.raises(TokenError, match=r"token 7 \(b's'\).*state 6"):
         c.advance(7)
-    c.advance(EOS)
+    c.advance(HAND_EOS)
     assert (c.state, c.done, c.is_complete()) == (6, True, True)
     # nothing after EOS: neither a mask nor another token (not even EOS)
-    for token in (7, EOS, 0):
+    for token in (7, HAND_EOS, 0):
         with pytest.raises(TokenError, match="EOS was already accepted"):
             c.advance(token)
     with pytest.raises(TokenError, match="EOS was already accepted"):
@@ -137,9 +134,9 @@ def test_greedy_takes_the_best_allowed_token():
     c = Constraint(index)
     c.advance(10)  # "dog"
     logits = np.zeros(15)
-    logits[EOS], logits[7] = 1.0, 0.0
+    logits[HAND_EOS], logits[7] = 1.0, 0.0
     token, logprob = constrained_sample(logits, c, greedy, [], None)
-    assert token == EOS and c.done
+    assert token == HAND_EOS and c.done
     assert logprob == pytest.approx(1.0 - math.log(math.e + 1.0))
 
 
@@ -163,7 +160,7 @@ def test_sampling_only_draws_allowed_tokens_and_is_seeded():
             assert c.done
             runs.append(steps)
         assert runs[0] == runs[1]  # same seed, same tokens
-        text = b"".join(HAND_VOCAB[t] for t, _ in runs[0] if t != EOS)
+        text = b"".join(HAND_VOCAB[t] for t, _ in runs[0] if t != HAND_EOS)
         assert re.fullmatch(HAND.encode(), text)
 
 
@@ -208,12 +205,12 @@ def test_any_token_sequence_is_accepted_iff_the_masks_allow_it(tokens):
     state, done = 0, False
     for t in tokens:
         ok = not done and (
-            (t == EOS and dfa.is_accepting(state))
-            or (t != EOS and HAND_VOCAB[t] and dfa.step(state, HAND_VOCAB[t]) != DEAD)
+            (t == HAND_EOS and dfa.is_accepting(state))
+            or (t != HAND_EOS and HAND_VOCAB[t] and dfa.step(state, HAND_VOCAB[t]) != DEAD)
         )
         if ok:
             c.advance(t)
-            if t == EOS:
+            if t == HAND_EOS:
                 done = True
             else:
                 state = dfa.step(state, HAND_VOCAB[t])
@@ -414,7 +411,7 @@ def test_engine_api_errors_name_the_bad_value():
         c.validate_tokens([7, 99])  # a non-id is an error even behind an accepted token
     with pytest.raises(TokenError, match="not 'x'"):
         c.validate_tokens(["x"])
-    assert c.validate_tokens([]) == 0 and c.validate_tokens([7, EOS, 7]) == 2
+    assert c.validate_tokens([]) == 0 and c.validate_tokens([7, HAND_EOS, 7]) == 2
     out = allocate_bitmask(2, index.vocab_size)
     with pytest.raises(MaskError, match="int32"):
         c.fill_bitmask(out.astype(np.int64))
@@ -426,8 +423,8 @@ def test_engine_api_errors_name_the_bad_value():
         fill_bitmasks([c, c, c], out)
     with pytest.raises(MaskError, match="batch_size must be a positive int, not 0"):
         allocate_bitmask(0, 10)
-    c.advance(EOS)
-    assert c.validate_tokens([EOS]) == 0
+    c.advance(HAND_EOS)
+    assert c.validate_tokens([HAND_EOS]) == 0
     with pytest.raises(TokenError, match="EOS was already accepted"):
         c.fill_bitmask(out)
     c.rollback(1)  # un-finishing: EOS may be taken back too

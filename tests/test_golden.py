@@ -35,7 +35,6 @@ from brzozowski.golden import (
 from brzozowski.golden.cases import (
     CASES,
     EDGE_VOCAB,
-    HAND_VOCAB,
     TOOL_SCHEMA,
     PathSpec,
     _walk,
@@ -47,6 +46,7 @@ from brzozowski.masks import TokenIndex
 from brzozowski.syntax import parse
 from brzozowski.schema import json_schema_to_regex
 
+from .corpus import HAND, HAND_EOS, HAND_MASKS, HAND_STATE_TEXT, HAND_VOCAB
 from .strategies import ALPHABET, patterns
 
 README = DEFAULT_GOLDEN_PATH.parent / "README.md"
@@ -83,10 +83,10 @@ def test_the_hand_example_in_the_file_is_the_documented_table(golden):
     vocabulary, as the file records them."""
     vocab = golden["vocabularies"]["hand"]
     assert [None if h is None else bytes.fromhex(h) for h in vocab["tokens"]] == HAND_VOCAB
-    assert vocab["eos_id"] == 13 and vocab["special_ids"] == [13]
+    assert vocab["eos_id"] == HAND_EOS and vocab["special_ids"] == [HAND_EOS]
     case = _case(golden, "hand_example")
     masks = [ranges_to_ids(m) for m in case["masks"]]
-    spec = {b"": [0, 4, 8, 9, 10], b"ca": [2, 3, 11], b"cat": [7, 13], b"cats": [13]}
+    spec = {HAND_STATE_TEXT[s]: HAND_MASKS[s] for s in (0, 3, 5, 6)}
     seen = set()
     for path in case["paths"]:
         text = b""
@@ -94,8 +94,8 @@ def test_the_hand_example_in_the_file_is_the_documented_table(golden):
             if text in spec:
                 assert masks[m] == spec[text], (text, masks[m])
                 seen.add(text)
-            assert path["complete"][k] == bool(re.fullmatch(rb"(cat|car|dog)s?", text))
-            if k < len(path["tokens"]) and path["tokens"][k] != 13:
+            assert path["complete"][k] == bool(re.fullmatch(HAND.encode(), text))
+            if k < len(path["tokens"]) and path["tokens"][k] != HAND_EOS:
                 text += HAND_VOCAB[path["tokens"][k]]
     assert seen == set(spec)
 
@@ -187,15 +187,13 @@ def test_regenerating_reproduces_the_file_byte_for_byte():
 
 
 def test_oracle_on_the_hand_example():
-    oracle = Oracle("(cat|car|dog)s?", HAND_VOCAB, eos_id=13)
-    assert oracle.mask_after(b"") == [0, 4, 8, 9, 10]
-    assert oracle.mask_after(b"ca") == [2, 3, 11]
-    assert oracle.mask_after(b"cat") == [7, 13]
-    assert oracle.mask_after(b"cats") == [13]
+    oracle = Oracle(HAND, HAND_VOCAB, eos_id=HAND_EOS)
+    for state, text in HAND_STATE_TEXT.items():
+        assert oracle.mask_after(text) == HAND_MASKS[state], state
     assert oracle.mask_after(b"x") == []  # nothing after a dead text
     d = oracle.after(b"ca")
     assert oracle.advance(d, 11).nullable and oracle.advance(d, 12) is oracle.after(b"xyz")
-    assert oracle.advance(oracle.after(b"cat"), 13) is oracle.after(b"cat")  # EOS: same text
+    assert oracle.advance(oracle.after(b"cat"), HAND_EOS) is oracle.after(b"cat")  # EOS: same text
 
 
 def test_oracle_never_allows_special_or_empty_tokens_and_eos_only_when_complete():
@@ -433,7 +431,7 @@ _CORRUPTIONS = {
     "a run of two numbers": _set(_HAND + ("tables", "trans", 0, 0), [99, 99]),
     "an accepting state as NaN": _set(_HAND + ("tables", "accepting", 0), float("nan")),
     "the regex missing": _set(_HAND + ("regex",), _DELETE),
-    "the source a string": _set(_HAND + ("source",), "(cat|car|dog)s?"),
+    "the source a string": _set(_HAND + ("source",), HAND),
     "an unknown source kind": _set(_HAND + ("source", "kind"), "grammar"),
     "an unknown vocabulary": _set(_HAND + ("vocabulary",), "nope"),
     "the case a list": _set(_HAND, []),
@@ -522,7 +520,7 @@ def test_checking_over_the_lazy_automaton_walks_a_lazy_dfa(golden, monkeypatch):
     monkeypatch.setattr(TokenIndex, "__init__", spy)
     assert check_golden(golden, cases=["hand_example"], automaton="lazy") == []
     assert [type(a).__name__ for a in indexed] == ["LazyDFA"]
-    assert indexed[0].n_states == 7 and indexed[0].term(0) is parse("(cat|car|dog)s?")
+    assert indexed[0].n_states == 7 and indexed[0].term(0) is parse(HAND)
     indexed.clear()
     assert check_golden(golden, cases=["hand_example"], automaton="dfa") == []
     assert [type(a).__name__ for a in indexed] == ["DFA"]
@@ -545,7 +543,7 @@ def test_an_id_swapped_for_another_of_the_same_mask_size_is_named(golden):
     data = copy.deepcopy(golden)
     case = _case(data, "hand_example")
     m = case["paths"][0]["mask"][0]  # step 0: {0, 4, 8, 9, 10}
-    assert ranges_to_ids(case["masks"][m]) == [0, 4, 8, 9, 10]
+    assert ranges_to_ids(case["masks"][m]) == HAND_MASKS[0] == [0, 4, 8, 9, 10]
     swapped = [0, 4, 8, 9, 11]  # 10 ("dog") out, 11 ("ts") in: five ids either way
     case["masks"].append(ids_to_ranges(swapped))
     case["paths"][0]["mask"][0] = len(case["masks"]) - 1

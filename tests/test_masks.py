@@ -29,20 +29,8 @@ from brzozowski.errors import MaskError, StateError, TokenError, VocabularyError
 from brzozowski.masks import TokenIndex
 from brzozowski.vocabulary import VocabTrie, Vocabulary, class_trie, vocab_trie
 
+from .corpus import HAND, HAND_EOS, HAND_MASKS, HAND_STATE_TEXT, HAND_VOCAB, REAL_PATTERNS
 from .strategies import ALPHABET, patterns
-
-HAND = "(cat|car|dog)s?"
-# Spec §3: ids 0..14, EOS is 13, the last token is empty.
-HAND_VOCAB = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x",
-              None, b""]
-HAND_EOS = 13
-
-REAL_PATTERNS = {
-    "date": r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])",
-    "email": r"[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,6}",
-    "ipv4": r"((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
-    "json": r'\{"name":"([^"\\\x00-\x1f]|\\["\\/bfnrt])*","age":(0|[1-9][0-9]*),"tags":\[("[a-z ]*"(,"[a-z ]*")*)?\]\}',
-}
 
 
 def brute_force_mask(automaton, state: int, vocab, eos_id) -> np.ndarray:
@@ -107,14 +95,14 @@ def test_hand_example_masks(make, compress, walk):
     index = forced_index(automaton, HAND_VOCAB, HAND_EOS, walk, compress)
     if compress and make is regex_to_dfa:  # t and r lead everywhere to the same states
         assert index.walked_trie.n_nodes < index.trie.n_nodes  # so "t" and "r" share a node
-    # Spec §3's table (states 0, 3, 5, 6), plus the single-successor states 1 ("c"), 2 ("d"), 4 ("do").
-    expected = {0: [0, 4, 8, 9, 10], 1: [1], 2: [5], 3: [2, 3, 11], 4: [6], 5: [7, 13], 6: [13]}
+    # The hand example's table (docs/semantics.md: states 0, 3, 5, 6), plus the single-successor
+    # states 1 ("c"), 2 ("d"), 4 ("do").
     if make is LazyDFA:  # lazy numbering is discovery order: name the states by their text
-        names = {0: b"", 1: b"c", 2: b"d", 3: b"ca", 4: b"do", 5: b"cat", 6: b"cats"}
-        states = {k: automaton.step(0, text) for k, text in names.items()}
+        states = {k: automaton.step(0, text) for k, text in HAND_STATE_TEXT.items()}
     else:
-        states = {k: k for k in expected}
-    for k, allowed in expected.items():
+        states = {k: k for k in HAND_MASKS}
+    assert len(set(states.values())) == len(HAND_MASKS) == 7
+    for k, allowed in HAND_MASKS.items():
         mask = index.mask(states[k])
         assert mask.dtype == bool and mask.shape == (15,)
         assert mask.nonzero()[0].tolist() == allowed, k
@@ -179,7 +167,7 @@ def test_bad_vocabularies_and_arguments():
 
     with pytest.raises(MaskError, match="byte classes"):
         TokenIndex(Bare(), HAND_VOCAB).set_strategy(trie="classes")
-    assert TokenIndex(Bare(), HAND_VOCAB).mask(0).nonzero()[0].tolist() == [0, 4, 8, 9, 10]
+    assert TokenIndex(Bare(), HAND_VOCAB).mask(0).nonzero()[0].tolist() == HAND_MASKS[0]
     with pytest.raises(MaskError, match="expansion must be"):
         TokenIndex(dfa, HAND_VOCAB).set_strategy(expansion="fast")
     with pytest.raises(MaskError, match="trie must be"):
@@ -415,6 +403,8 @@ def test_bitmask_layout_on_the_hand_example():
     # state 0 allows 0, 4, 8, 9, 10: bits 0, 4, 8, 9, 10 of the only word
     assert index.bitmask(0).tolist() == [(1 << 0) | (1 << 4) | (1 << 8) | (1 << 9) | (1 << 10)]
     assert index.bitmask(6).tolist() == [1 << 13]
+    for state, allowed in HAND_MASKS.items():  # one word: bit t for each allowed token t
+        assert index.bitmask(state).tolist() == [sum(1 << t for t in allowed)], state
     # token 31 sets the sign bit of word 0, token 32 bit 0 of word 1
     vocab = [b"x"] * 31 + [b"c", b"c"]
     bits = TokenIndex(regex_to_dfa(HAND), vocab).bitmask(0)

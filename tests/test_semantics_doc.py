@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 from brzozowski import TokenIndex, regex_to_dfa
-from brzozowski.golden.cases import HAND_VOCAB
 from brzozowski.golden.oracle import Oracle
+
+from .corpus import HAND, HAND_EOS, HAND_MASKS, HAND_STATE_TEXT, HAND_VOCAB
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "semantics.md").read_text(encoding="utf-8")
 
@@ -25,7 +26,8 @@ def _table(after: str) -> list[list[str]]:
 
 
 def test_the_documented_dfa_is_the_canonical_dfa():
-    dfa = regex_to_dfa("(cat|car|dog)s?")
+    assert f"The pattern `{HAND}`." in DOC
+    dfa = regex_to_dfa(HAND)
     rows = _table("Its canonical DFA:")
     assert [int(r[0]) for r in rows] == list(range(dfa.n_states))
     for state, _text, accepting, transitions in rows:
@@ -37,17 +39,21 @@ def test_the_documented_dfa_is_the_canonical_dfa():
 
 
 def test_the_documented_masks_are_the_masks_of_the_index_and_the_oracle():
-    dfa = regex_to_dfa("(cat|car|dog)s?")
-    index = TokenIndex(dfa, HAND_VOCAB, eos_id=13)
-    oracle = Oracle("(cat|car|dog)s?", HAND_VOCAB, eos_id=13)
-    texts = {0: b"", 3: b"ca", 5: b"cat", 6: b"cats"}
+    documented_vocab = re.search(r"The vocabulary `([^`]*)`", DOC)[1].split(" ")
+    assert documented_vocab == [{None: "<eos>", b"": '""'}.get(t) or t.decode() for t in HAND_VOCAB]
+    assert f"EOS is {HAND_EOS}" in DOC
+    dfa = regex_to_dfa(HAND)
+    index = TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS)
+    oracle = Oracle(HAND, HAND_VOCAB, eos_id=HAND_EOS)
     rows = _table("has these masks:")
-    assert [int(r[0]) for r in rows] == sorted(texts)
+    assert [int(r[0]) for r in rows] == [0, 3, 5, 6]
     for state, allowed, _why in rows:
         ids = [int(i) for i in re.findall(r"(\d+) (?:`|EOS)", allowed)]
+        text = HAND_STATE_TEXT[int(state)]
+        assert ids == HAND_MASKS[int(state)]
         assert ids == index.mask(int(state)).nonzero()[0].tolist()
-        assert ids == oracle.mask_after(texts[int(state)])
-        assert dfa.step(0, texts[int(state)]) == int(state)
+        assert ids == oracle.mask_after(text)
+        assert dfa.step(0, text) == int(state)
 
 
 def test_every_test_the_pitfall_table_names_exists():
