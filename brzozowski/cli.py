@@ -311,7 +311,7 @@ def _register_schema_and_demo(commands) -> None:
                         help=f"nesting bound for recursive $ref and any JSON value (default {DEFAULT_MAX_DEPTH})")
     schema.add_argument("-n", type=_non_negative, default=3, help="how many documents to sample (default 3)")
     schema.add_argument("--seed", type=int, default=0, help="the seed of the sampled documents")
-    schema.add_argument("--max-states", type=_positive, default=DEFAULT_MAX_STATES, help="the state budget")
+    _add_max_states(schema)
     schema.set_defaults(run=_cmd_schema)
 
     demo = commands.add_parser(
@@ -384,9 +384,13 @@ def _register_compile(commands) -> None:
     output = compile_.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="write the tables as JSON")
     output.add_argument("--dot", action="store_true", help="write Graphviz DOT")
-    compile_.add_argument("--max-states", type=_positive, default=DEFAULT_MAX_STATES,
-                          help=f"the state budget (default {DEFAULT_MAX_STATES:,})")
+    _add_max_states(compile_)
     compile_.set_defaults(run=_cmd_compile)
+
+
+def _add_max_states(command) -> None:
+    command.add_argument("--max-states", type=_positive, default=DEFAULT_MAX_STATES,
+                         help=f"the state budget (default {DEFAULT_MAX_STATES:,})")
 
 
 def _register_masks(commands) -> None:
@@ -400,8 +404,7 @@ def _register_masks(commands) -> None:
     masks.add_argument("--states", type=_non_negative, default=20, help="how many states to show (default 20)")
     masks.add_argument("--repeats", type=_positive, default=20, help="warm lookups timed per state (default 20)")
     masks.add_argument("--walk", choices=["auto", "sparse", "dense"], default="auto")
-    masks.add_argument("--max-states", type=_positive, default=DEFAULT_MAX_STATES,
-                       help=f"the state budget (default {DEFAULT_MAX_STATES:,})")
+    _add_max_states(masks)
     masks.set_defaults(run=_cmd_masks)
 
 
