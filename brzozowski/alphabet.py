@@ -246,7 +246,8 @@ class Automaton(Protocol):
     """What `brzozowski.dfa.DFA` and `brzozowski.lazy.LazyDFA` both are: states ``0..n_states-1``
     (a lazy automaton's grow as they are discovered), `DEAD` for no state. Token masks
     (`brzozowski.masks.TokenIndex`), constraints and the golden check read an automaton through
-    these members only."""
+    these members (an index also uses a DFA's complete ``trans`` table, where there is one, to fill
+    its own table at once instead of row by row)."""
 
     start: int
     """The start state (0)."""
