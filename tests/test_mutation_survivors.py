@@ -140,6 +140,30 @@ def test_printed_form(pattern, printed):
     assert str(parse(pattern)) == printed
 
 
+def _stacks_quantifiers(printed: str) -> bool:
+    """Whether `re` reads a quantifier followed by ``?`` or ``+`` in `printed` as lazy or possessive:
+    the printer means a quantifier applied to a quantified term there (``a+?`` is ``(a+)?``)."""
+    pending = [re._parser.parse(printed)]
+    while pending:
+        for op, value in pending.pop():
+            if op in (re._constants.MIN_REPEAT, re._constants.POSSESSIVE_REPEAT):
+                return True
+            if op == re._constants.MAX_REPEAT:
+                pending.append(value[2])
+            elif op == re._constants.SUBPATTERN:
+                pending.append(value[3])
+            elif op == re._constants.BRANCH:
+                pending.extend(value[1])
+    return False
+
+
+def test_a_quantified_repeat_prints_a_question_mark_that_re_would_read_as_lazy():
+    """The reason `_stacks_quantifiers` exists: the printed form ``a+?`` of ``(a+)?``."""
+    assert str(parse("(a+)?")) == "a+?"
+    assert _stacks_quantifiers("a+?") and _stacks_quantifiers("(b|a*?)c") and _stacks_quantifiers("a{2}+")
+    assert not _stacks_quantifiers("(a+)?") and not _stacks_quantifiers(r"[+?]a\\+") and not _stacks_quantifiers("a*b?")
+
+
 @settings(max_examples=60, deadline=None)
 @given(pattern=patterns, data=st.data())
 def test_the_printed_form_means_what_the_term_means(pattern, data):
@@ -151,6 +175,8 @@ def test_the_printed_form_means_what_the_term_means(pattern, data):
     try:
         oracle = re.compile(printed.encode("latin-1"), re.DOTALL)
     except (re.error, UnicodeEncodeError):  # ε or ∅, or a repeated repeat
+        return
+    if _stacks_quantifiers(printed):  # (a+)? prints a+?, which re reads as a lazy a+
         return
     for text in data.draw(st.lists(texts, min_size=5, max_size=5), label="texts"):
         assert matches(term, text) == bool(oracle.fullmatch(text)), (printed, text)

@@ -59,12 +59,19 @@ MODULE_TESTS = {
     "dfa": ["test_dfa.py", "test_terms.py", "test_draw.py", "test_mutation_survivors.py"],
     "lazy": ["test_dfa.py", "test_masks.py", "test_constraint.py", "test_mutation_survivors.py"],
     "masks": ["test_masks.py", "test_constraint.py", "test_mutation_survivors.py"],
+    "vocabulary": ["test_masks.py", "test_vocab.py", "test_constraint.py", "test_mutation_survivors.py"],
+    "string_masks": ["test_masks.py", "test_constraint.py", "test_mutation_survivors.py"],
     "constraint": ["test_constraint.py", "test_generation.py", "test_mutation_survivors.py"],
     "sampling": ["test_sampling.py", "test_constraint.py", "test_mutation_survivors.py"],
     "schema": ["test_schema.py", "test_mutation_survivors.py"],
+    "schema_compiler": ["test_schema.py", "test_compile_schema.py", "test_mutation_survivors.py"],
     "golden": ["test_golden.py", "test_mutation_survivors.py"],
+    "golden/oracle": ["test_golden.py", "test_mutation_survivors.py"],
+    "golden/check": ["test_golden.py", "test_mutation_survivors.py"],
+    "golden/cases": ["test_golden.py", "test_mutation_survivors.py"],
 }
-DEFAULT_MODULES = ["terms", "derivatives", "syntax", "dfa", "masks", "constraint", "schema", "golden"]
+DEFAULT_MODULES = ["terms", "derivatives", "syntax", "dfa", "masks", "vocabulary", "string_masks", "constraint",
+                   "schema", "golden/oracle", "golden/check", "golden/cases"]
 COPIED = ["brzozowski", "tests", "fixtures", "notebooks", "README.md", "pyproject.toml"]
 # Loaded by the scratch copy's conftest.py: no example database shared between mutants.
 CONFTEST = """\
@@ -187,7 +194,7 @@ def keep_sample(session: Path, work: Path, sample: int, seed: int) -> tuple[int,
 def measure_module(module: str, args: argparse.Namespace, equivalent: dict[str, str], work: Path) -> ModuleReport:
     python = sys.executable
     tests = [f"tests/{name}" for name in MODULE_TESTS[module]]
-    # a module, or a package (golden): cosmic-ray mutates every file under a folder
+    # a module ("masks", "golden/check"), or a package ("golden"): cosmic-ray mutates every file under a folder
     source = f"brzozowski/{module}.py" if (work / f"brzozowski/{module}.py").exists() else f"brzozowski/{module}"
     test_command = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--doctest-modules",
                     source, *tests]
@@ -199,7 +206,7 @@ def measure_module(module: str, args: argparse.Namespace, equivalent: dict[str, 
         raise SystemExit(f"{module}: the unmutated tests fail, fix them first:\n{baseline.stdout[-3000:]}")
     timeout_s = max(args.min_timeout, args.timeout_factor * baseline_s)
 
-    config = work / f"{module}.toml"
+    config = work / f"{module.replace('/', '-')}.toml"
     config.write_text(
         "[cosmic-ray]\n"
         f'module-path = "{source}"\n'
@@ -209,7 +216,7 @@ def measure_module(module: str, args: argparse.Namespace, equivalent: dict[str, 
         "[cosmic-ray.distributor]\n"
         'name = "local"\n'
     )
-    session = work / f"{module}.sqlite"
+    session = work / f"{module.replace('/', '-')}.sqlite"
     init = run([COSMIC_RAY, "init", str(config), str(session)], work)
     if init.returncode != 0:
         raise SystemExit(f"{module}: cosmic-ray init failed:\n{init.stderr[-3000:]}")
@@ -278,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     reports = []
     for module in modules:
-        work = Path(tempfile.mkdtemp(prefix=f"brz-mutation-{module}-"))
+        work = Path(tempfile.mkdtemp(prefix=f"brz-mutation-{module.replace('/', '-')}-"))
         try:
             scratch_copy(work)
             report = measure_module(module, args, equivalent, work)
