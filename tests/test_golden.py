@@ -430,6 +430,11 @@ _CORRUPTIONS = {
     "n_states as a string": _set(_HAND + ("tables", "n_states"), "7"),
     "a byte run past 255": _set(_HAND + ("tables", "trans", 0, 0), [0, 300, 1]),
     "a run to a state that does not exist": _set(_HAND + ("tables", "trans", 0, 0), [99, 99, 12]),
+    # one past the end of each range (the hand example has 7 states and 15 tokens)
+    "a run to the state one past the last": _set(_HAND + ("tables", "trans", 0, 0), [99, 99, 7]),
+    "an accepting state one past the last": _set(_HAND + ("tables", "accepting", 0), 7),
+    "a mask id one past the vocabulary": _set(_HAND + ("masks", 0), [[14, 15]]),
+    "an eos_id one past the vocabulary": _set(("vocabularies", "hand", "eos_id"), 15),
     "a run of two numbers": _set(_HAND + ("tables", "trans", 0, 0), [99, 99]),
     "an accepting state as NaN": _set(_HAND + ("tables", "accepting", 0), float("nan")),
     "the regex missing": _set(_HAND + ("regex",), _DELETE),
@@ -552,6 +557,42 @@ def test_an_id_swapped_for_another_of_the_same_mask_size_is_named(golden):
     found = [m for m in check_golden(data, cases=["hand_example"]) if m.what == "mask"]
     assert [(m.path, m.step, m.extra, m.missing) for m in found] == [(0, 0, [10], [11])]
     assert "extra ids [10], missing ids [11]" in str(found[0])
+
+
+def test_a_mask_mismatch_shows_the_last_40_bytes_of_text_read_before_its_step(golden):
+    """The detail of a mask mismatch quotes the text the path's tokens spelled before the step (the
+    last 40 bytes of it), the EOS and special tokens spelling nothing."""
+    data = copy.deepcopy(golden)
+    tool = _case(data, "tool_call")
+    vocab = [None if h is None else bytes.fromhex(h) for h in data["vocabularies"]["o200k_subset"]["tokens"]]
+    for p, step in ((0, 30), (2, 100), (2, 1)):
+        tokens = tool["paths"][p]["tokens"]
+        _flip_one_id(data, "tool_call", p, step, tokens[step])  # the token taken there is refused
+        read = b"".join(vocab[t] for t in tokens[:step])
+        found = [m for m in check_golden(data, cases=["tool_call"]) if m.what == "mask" and m.path == p]
+        assert [(m.step, m.extra) for m in found] == [(step, [tokens[step]])]
+        assert found[0].detail == f"after {step} tokens, text ...{read[-40:]!r}"
+        assert len(read) > 40 or step == 1
+        _flip_one_id(data, "tool_call", p, step, tokens[step])  # restored
+    assert check_golden(data, cases=["tool_call"]) == []
+
+
+def test_a_constraint_not_done_after_eos_is_reported_at_the_eos_step(golden, monkeypatch):
+    """If our Constraint forgot that EOS was taken, every path that ends with EOS is reported as a
+    token mismatch at its last step (the EOS), and the paths without EOS are not."""
+    original = Constraint.advance
+
+    def forgets_eos(self, token_id):
+        original(self, token_id)
+        self.done = False
+
+    monkeypatch.setattr(Constraint, "advance", forgets_eos)
+    hand = _case(golden, "hand_example")
+    expected = {(p, len(path["tokens"]) - 1) for p, path in enumerate(hand["paths"]) if path["ends_with_eos"]}
+    assert len(expected) == 5
+    found = check_golden(golden, cases=["hand_example"])
+    assert all(m.what == "token" and "done is False" in m.detail for m in found), [str(m) for m in found]
+    assert {(m.path, m.step) for m in found} == expected
 
 
 _json_values = st.recursive(
