@@ -435,6 +435,7 @@ _CORRUPTIONS = {
     "an accepting state one past the last": _set(_HAND + ("tables", "accepting", 0), 7),
     "a mask id one past the vocabulary": _set(_HAND + ("masks", 0), [[14, 15]]),
     "an eos_id one past the vocabulary": _set(("vocabularies", "hand", "eos_id"), 15),
+    "a mask index one past the last": _set(_HAND + ("paths", 0, "mask", 0), 7),  # 7 masks, 0..6
     "a run of two numbers": _set(_HAND + ("tables", "trans", 0, 0), [99, 99]),
     "an accepting state as NaN": _set(_HAND + ("tables", "accepting", 0), float("nan")),
     "the regex missing": _set(_HAND + ("regex",), _DELETE),
@@ -575,6 +576,49 @@ def test_a_mask_mismatch_shows_the_last_40_bytes_of_text_read_before_its_step(go
         assert len(read) > 40 or step == 1
         _flip_one_id(data, "tool_call", p, step, tokens[step])  # restored
     assert check_golden(data, cases=["tool_call"]) == []
+
+
+@pytest.mark.parametrize("n_bytes", [1, 5, 6, 7, 30])
+def test_a_wrong_table_row_names_its_first_six_bytes_and_counts_the_rest(golden, n_bytes):
+    data = copy.deepcopy(golden)
+    runs = _case(data, "hand_example")["tables"]["trans"][0]  # state 0: c -> 1, d -> 2, else DEAD
+    runs.insert(0, [0, n_bytes - 1, 1])  # bytes 0 .. n_bytes-1 now go to 1 in the file
+    found = check_golden(data, cases=["hand_example"])
+    assert [m.what for m in found] == ["trans"]
+    shown = ", ".join(f"byte 0x{b:02x} -> -1 (file 1)" for b in range(min(n_bytes, 6)))
+    more = f", ... ({n_bytes} bytes)" if n_bytes > 6 else ""
+    assert found[0].detail == f"state 0: {shown}{more}"
+
+
+def test_a_path_longer_than_256_tokens_is_checked_to_its_end(golden):
+    """A case written with the derivative oracle: ``c*`` over the hand vocabulary, 300 tokens "c"
+    and no EOS (301 steps). It checks clean, and a wrong mask at its very last step is found."""
+    from brzozowski.golden import Oracle
+
+    vocabulary = golden["vocabularies"]["hand"]
+    vocab = [None if h is None else bytes.fromhex(h) for h in vocabulary["tokens"]]
+    oracle = Oracle("c*", vocab, vocabulary["eos_id"])
+    d, tokens, masks = oracle.term, [0] * 300, []
+    for t in [*tokens, None]:
+        masks.append(oracle.allowed(d))
+        d = oracle.advance(d, t) if t is not None else d
+    assert set(masks) == {(0, 13)}  # "c" and EOS
+    dfa = regex_to_dfa("c*")
+    case = {
+        "name": "long_path", "description": "", "source": {"kind": "regex", "pattern": "c*"}, "regex": "c*",
+        "vocabulary": "hand",
+        "tables": {"n_states": dfa.n_states, "accepting": [int(s) for s in np.flatnonzero(dfa.accept)],
+                   "trans": table_rows(dfa.trans)},
+        "masks": [ids_to_ranges(list(masks[0]))],
+        "paths": [{"policy": "text", "tokens": tokens, "mask": [0] * 301, "complete": [True] * 301,
+                   "ends_with_eos": False, "text": (b"c" * 300).hex()}],
+    }
+    data = {**golden, "vocabularies": {"hand": vocabulary}, "cases": [case]}
+    assert check_golden(data) == []
+    case["masks"].append(ids_to_ranges([0]))  # the last step without EOS
+    case["paths"][0]["mask"][300] = 1
+    found = check_golden(data)
+    assert [(m.what, m.path, m.step, m.extra) for m in found] == [("mask", 0, 300, [13])]
 
 
 def test_a_constraint_not_done_after_eos_is_reported_at_the_eos_step(golden, monkeypatch):
