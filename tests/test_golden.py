@@ -448,6 +448,11 @@ _CORRUPTIONS = {
     "the vocabulary a number": _set(("vocabularies", "hand"), 5),
 }
 
+_VOCABULARY_CORRUPTIONS = {
+    "a vocabulary token that is not hex", "an eos_id of 1e300", "an eos_id one past the vocabulary",
+    "the vocabulary a number",
+}
+
 
 @pytest.mark.parametrize("name", sorted(_CORRUPTIONS))
 def test_a_malformed_case_is_a_format_mismatch_at_its_place(golden, name):
@@ -457,9 +462,20 @@ def test_a_malformed_case_is_a_format_mismatch_at_its_place(golden, name):
     mismatches = check_golden(data)
     assert mismatches, name
     assert all(m.what == "format" for m in mismatches), [str(m) for m in mismatches]
+    if name in _VOCABULARY_CORRUPTIONS:  # the vocabulary itself is named, not only the cases over it
+        assert mismatches[0].case == "vocabulary hand" and "/vocabularies/hand" in mismatches[0].detail
     case_level = [m for m in mismatches if not m.case.startswith("vocabulary ")]
     assert case_level and "malformed at /cases/0" in case_level[0].detail, [str(m) for m in mismatches]
     assert len(str(case_level[0])) < 400
+
+
+def test_a_malformed_vocabulary_leaves_the_other_vocabularies_and_their_cases_checked(golden):
+    data = copy.deepcopy(golden)
+    data["vocabularies"]["edge"]["eos_id"] = -1  # "edge" sorts first
+    found = check_golden(data, cases=["hand_example", "bounded_array", "bounded_repeats_edge_vocab"])
+    assert [(m.case, m.what) for m in found] == [("vocabulary edge", "format"), ("bounded_repeats_edge_vocab", "format")]
+    assert "/vocabularies/edge/eos_id" in found[0].detail
+    assert "the name of a well-formed vocabulary" in found[1].detail
 
 
 def test_a_regex_that_does_not_compile_is_a_regex_mismatch(golden):

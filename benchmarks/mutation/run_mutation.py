@@ -255,6 +255,13 @@ def write_survivors(path: Path, reports: list[ModuleReport], commit: str, args: 
     path.write_text("\n".join(lines))
 
 
+def checkout_version() -> str:
+    """The checkout's commit, with "+" when the library or the tests have uncommitted edits."""
+    commit = run(["git", "rev-parse", "--short", "HEAD"], ROOT).stdout.strip() or "?"
+    dirty = run(["git", "status", "--porcelain", "--", "brzozowski", "tests", "fixtures"], ROOT).stdout.strip()
+    return commit + ("+" if dirty else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modules", default=",".join(DEFAULT_MODULES),
@@ -278,16 +285,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error('cosmic-ray is not installed: pip install "cosmic-ray>=8.7,<9"')
 
     equivalent = load_equivalent(args.equivalent)
-    commit = run(["git", "rev-parse", "--short", "HEAD"], ROOT).stdout.strip() or "?"
-    print(f"mutation testing at {commit}: cosmic-ray, {args.sample} mutants per module, seed {args.seed}\n")
-    print("| module | mutants | in annotations | sampled | killed | timed out | survived | equivalent | incompetent "
-          "| score | tests (s) | timeout (s) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"mutation testing: cosmic-ray, {args.sample} mutants per module, seed {args.seed}\n")
+    print("| module | commit | mutants | in annotations | sampled | killed | timed out | survived | equivalent "
+          "| incompetent | score | tests (s) | timeout (s) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     reports = []
     for module in modules:
         work = Path(tempfile.mkdtemp(prefix=f"brz-mutation-{module.replace('/', '-')}-"))
         try:
-            scratch_copy(work)
+            scratch_copy(work)  # the checkout as it is now, uncommitted edits included (a "+" on the commit)
+            commit = checkout_version()
             report = measure_module(module, args, equivalent, work)
         finally:
             if args.keep:
@@ -295,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 shutil.rmtree(work, ignore_errors=True)
         reports.append(report)
-        print(f"| {module} | {report.mutants} | {report.in_annotations} | {report.sampled} | {report.killed} | {report.timed_out} "
+        print(f"| {module} | {commit} | {report.mutants} | {report.in_annotations} | {report.sampled} | {report.killed} | {report.timed_out} "
               f"| {len(report.survived)} | {len(report.equivalent)} | {report.incompetent} "
               f"| {report.score:.0%} | {report.baseline_s:.1f} | {report.timeout_s:.0f} |", flush=True)
         if args.survivors:  # rewritten after every module, so a long run can be read as it goes
