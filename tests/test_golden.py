@@ -19,7 +19,7 @@ import brzozowski.masks
 from brzozowski.cli import main
 from brzozowski.constraint import Constraint
 from brzozowski.dfa import regex_to_dfa
-from brzozowski.errors import GoldenMismatchError
+from brzozowski.errors import GoldenError, GoldenMismatchError
 from brzozowski.golden import (
     DEFAULT_GOLDEN_PATH,
     FORMAT,
@@ -705,3 +705,80 @@ def test_any_single_corruption_is_reported_never_raised(data):
     for m in check_golden(document):
         assert m.what in ("format", "regex", "mask", "complete", "token", "accepting", "trans", "n_states")
         assert len(str(m)) < 2000
+
+
+# -- the path policies of golden/cases.py, by what PathSpec documents ------------------------------
+
+
+def _path(pattern: str, vocab: list, eos_id: int | None, spec: PathSpec, seed: int = 0) -> list[int]:
+    import random
+
+    return _walk(Oracle(pattern, vocab, eos_id), spec, random.Random(seed), "test")
+
+
+def test_the_bytes_policy_takes_single_byte_tokens_even_after_a_longer_token_with_that_byte():
+    vocab = [b"ab", b"b", b"ba", b"a", b"a", None]  # "ab" and "ba" come before the single bytes
+    assert _path("(ab)+", vocab, 5, PathSpec("bytes", text=b"abab")) == [3, 1, 3, 1, 5]
+    assert _path("(ab)+", vocab, 5, PathSpec("bytes", text=b"ab", eos=False)) == [3, 1]
+
+
+def test_the_text_policy_takes_the_longest_allowed_prefix_token_lowest_id_on_ties():
+    vocab = [b"a", b"abc", b"ab", b"abc", b"c", b"abcab", None]
+    assert _path("abc(ab)?c", vocab, 6, PathSpec("text", text=b"abcabc")) == [5, 4, 6]
+    assert _path("abc", vocab, 6, PathSpec("text", text=b"abc")) == [1, 6]
+    assert _path("ab|abcc", vocab, 6, PathSpec("text", text=b"abcc")) == [1, 4, 6]  # "abcab" not allowed
+
+
+@pytest.mark.parametrize("spec, message", [
+    (PathSpec("bytes", text=b"acb"), r"byte b'c' is not allowed after 1 tokens"),
+    (PathSpec("text", text=b"abx"), r"no allowed token starts b'x'"),
+    (PathSpec("text", text=b"a"), r"the text b'a' is not complete"),
+    (PathSpec("bytes", text=b"a"), r"the text b'a' is not complete"),
+])
+def test_a_path_the_pattern_refuses_is_a_golden_error(spec, message):
+    with pytest.raises(GoldenError, match=f"^test: {message}"):
+        _path("ab", [b"a", b"b", b"c", b"x", None], 4, spec)
+
+
+def _preferred_tokens(policy: str, vocab: list, d, oracle) -> set[int]:
+    successors = oracle.successors(d)
+    if policy == "loop":
+        return {t for t in successors if successors[t] is d}
+    if policy == "high":
+        return {t for t in successors if max(vocab[t]) >= 0x80}
+    return {t for t in successors if set(vocab[t]) & set(b'"}],')}
+
+
+@pytest.mark.parametrize("policy", ["".join(["lo", "op"]), "".join(["hi", "gh"]), "".join(["clo", "se"])])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_preferring_policy_takes_a_preferred_token_whenever_one_is_allowed(policy, seed):
+    """With ``prefer=1`` every step takes one of the policy's preferred tokens when there is one
+    (policy names built at run time: they are compared as strings), else any allowed token."""
+    vocab = [b"a", b"\xc3\xa9", b'"', b"}", b"b\xff", b"ab", b'a"', b",", None]
+    pattern = r'(a|b|\xc3\xa9|\xff)*"(,|a)*}'
+    import random
+
+    oracle = Oracle(pattern, vocab, 8)
+    tokens = _walk(oracle, PathSpec(policy, max_length=12, prefer=1.0, p_eos=0.0), random.Random(seed), "test")
+    assert len(tokens) == 12 or tokens[-1] == 8
+    d = oracle.term
+    for t in tokens:
+        if t == 8:  # p_eos=0: EOS only where nothing else is allowed
+            assert d.nullable and not oracle.successors(d) and t == tokens[-1]
+            break
+        preferred = _preferred_tokens(policy, vocab, d, oracle)
+        assert t in (preferred or set(oracle.successors(d))), (policy, t, preferred)
+        d = oracle.advance(d, t)
+
+
+def test_a_path_stays_within_max_length_and_takes_eos_after_min_length_only():
+    import random
+
+    vocab = [b"a", b"aa", None]
+    oracle = Oracle("a*", vocab, 2)
+    for seed in range(20):
+        rng = random.Random(seed)
+        always = _walk(oracle, PathSpec("random", max_length=9, min_length=4, p_eos=1.0), rng, "test")
+        assert len(always) == 5 and always[-1] == 2 and 2 not in always[:-1]
+        never = _walk(oracle, PathSpec("random", max_length=9, p_eos=0.0), rng, "test")
+        assert len(never) == 9 and 2 not in never
