@@ -720,6 +720,8 @@ def test_the_bytes_policy_takes_single_byte_tokens_even_after_a_longer_token_wit
     vocab = [b"ab", b"b", b"ba", b"a", b"a", None]  # "ab" and "ba" come before the single bytes
     assert _path("(ab)+", vocab, 5, PathSpec("bytes", text=b"abab")) == [3, 1, 3, 1, 5]
     assert _path("(ab)+", vocab, 5, PathSpec("bytes", text=b"ab", eos=False)) == [3, 1]
+    with pytest.raises(GoldenError, match=r"byte b'x' is not allowed after 1 tokens"):  # no token "x"
+        _path("a*x?", [b"a", b"xa", None], 2, PathSpec("bytes", text=b"ax"))
 
 
 def test_the_text_policy_takes_the_longest_allowed_prefix_token_lowest_id_on_ties():
