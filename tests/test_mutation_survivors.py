@@ -355,11 +355,26 @@ def test_the_lowest_bytes_keep_their_own_transitions(pattern):
 
 
 @pytest.mark.parametrize("eos_id", [3, 5, -1])
-def test_the_oracle_names_the_vocabulary_range_an_eos_id_falls_outside(eos_id):
+@pytest.mark.parametrize("size", [3, 4, 7])
+def test_the_oracle_names_the_vocabulary_range_an_eos_id_falls_outside(eos_id, size):
     from brzozowski import Oracle, VocabularyError
 
-    with pytest.raises(VocabularyError, match=rf"^eos_id {eos_id} is outside the vocabulary \(0\.\.2\)$"):
-        Oracle("a", [b"a", b"b", b"c"], eos_id=eos_id)
+    eos_id = eos_id if eos_id < 0 else eos_id + size - 3
+    with pytest.raises(VocabularyError, match=rf"^eos_id {eos_id} is outside the vocabulary \(0\.\.{size - 1}\)$"):
+        Oracle("a", [b"a", b"b", b"c", b"d", b"e", b"f", b"g"][:size], eos_id=eos_id)
+
+
+@pytest.mark.parametrize("eos_id", [1, 255, 299, 1000])
+def test_an_eos_token_with_bytes_is_only_eos_in_the_oracle_whatever_its_id(eos_id):
+    """EOS is allowed exactly when the text is complete, even when the tokenizer gives it bytes (and
+    for ids past CPython's small-int cache, where `is` and `==` part ways)."""
+    from brzozowski import Oracle
+
+    vocab = [b"x"] * (eos_id + 2)
+    vocab[eos_id] = b"a"
+    oracle = Oracle("a", vocab, eos_id=int(str(eos_id)))
+    assert oracle.mask_after(b"") == []  # only the EOS token spells "a", and "" is not complete
+    assert oracle.mask_after(b"a") == [eos_id]
 
 
 @pytest.mark.parametrize("n_states, bad", [(1, 1), (2, 2), (3, 3), (2, -2)])
