@@ -38,6 +38,7 @@ from brzozowski import (
     sample,
 )
 from brzozowski.derivatives import matches
+from brzozowski.lazy import LazyDFA
 
 from .corpus import TWO_LETTER_PATTERNS
 from .strategies import patterns, texts
@@ -405,3 +406,73 @@ def test_backspace_in_a_class_is_byte_8_also_as_a_range_bound(pattern):
     dfa, oracle = regex_to_dfa(pattern), re.compile(pattern.encode())
     for text in [bytes([b]) for b in range(6, 12)] + [bytes([b]) + b"x" for b in range(6, 12)]:
         assert dfa.matches(text) == bool(oracle.fullmatch(text)), text
+
+
+# -- masks: a walk handed from Python to numpy below the first level -------------------------------
+
+
+def test_a_walk_handed_over_at_depth_two_to_a_dense_level_gives_the_oracle_masks():
+    """The first level has one live node ("a"), the second more than the Python walk takes (62
+    tokens "a?"), so the walk hands a sparse frontier of level 2 to a small (dense) level 3."""
+    from brzozowski.golden import Oracle
+
+    chars = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    vocab = [bytes([c]) for c in chars] + [b"a" + bytes([c]) for c in chars] + [b"ab" + bytes([c]) for c in chars[:30]]
+    vocab += [b"b" + bytes([c]) for c in chars[:5]] + [None]
+    eos_id = len(vocab) - 1
+    pattern = "a[a-zA-Z0-9]*"
+    oracle = Oracle(pattern, vocab, eos_id)
+    for automaton in (regex_to_dfa(pattern), LazyDFA(pattern)):
+        index = TokenIndex(automaton, vocab, eos_id=eos_id)
+        for text in (b"", b"a", b"ab9"):
+            state = automaton.step(index.start, text)
+            assert np.flatnonzero(index.mask(state)).tolist() == oracle.mask_after(text), text
+
+
+# -- vocabulary: the memory a trie reports ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("vocab", [
+    [b"c", b"a", b"ca", b"cat", None, b""],
+    [bytes([b]) for b in range(256)] + [b"ab", b"abc", b"\xff\xfe"],
+])
+def test_a_trie_reports_the_memory_of_every_array_it_owns_once(vocab):
+    """`nbytes` counts each array the trie holds that owns its memory (not views of others), once,
+    plus the labels of its Python view: found here by walking its attributes."""
+    from brzozowski.vocabulary import Vocabulary, class_trie
+
+    trie = Vocabulary(vocab).trie
+    classes = np.zeros(256, dtype=np.intp)
+    classes[ord("a"):ord("c") + 1] = 1
+    for t in (trie, class_trie(trie, classes)):
+        t.python_view()
+        owned: dict[int, np.ndarray] = {}
+        pending = [*vars(t).values(), t.level_views]
+        while pending:
+            value = pending.pop()
+            if isinstance(value, np.ndarray) and value.base is None:
+                owned[id(value)] = value
+            elif isinstance(value, (tuple, list)):
+                pending.extend(value)
+        assert t.nbytes == sum(a.nbytes for a in owned.values()) + len(t.python_view()[0])
+
+
+# -- string_masks: a string that never closes -------------------------------------------------------
+
+
+def test_inside_a_string_that_cannot_close_a_token_with_the_quote_is_refused():
+    """A pattern that is the inside of a JSON string without its closing quote: its states behave
+    as the string's body (the string-mask path is taken) with nothing after the quote, so a token
+    that closes the string is never allowed."""
+    from brzozowski.golden import Oracle
+    from brzozowski.schema import STRING
+
+    assert STRING.endswith('"')
+    pattern = STRING[:-1]
+    vocab = [b"a", b'a"', b'"', b"ab", b'"}', b"\\", b"\\n", b"\xc3\xa9", b'\xc3\xa9"', None]
+    dfa = regex_to_dfa(pattern)
+    index = TokenIndex(dfa, vocab, eos_id=9)
+    oracle = Oracle(pattern, vocab, 9)
+    for text in (b'"', b'"ab', b'"\\n\xc3\xa9'):
+        assert np.flatnonzero(index.mask(dfa.step(dfa.start, text))).tolist() == oracle.mask_after(text), text
+    assert index.string_masks >= 1

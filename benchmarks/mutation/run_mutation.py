@@ -53,11 +53,12 @@ HERE = Path(__file__).resolve().parent
 
 # module -> the test files that exercise it (the module's doctests are always added)
 MODULE_TESTS = {
-    "terms": ["test_terms.py", "test_syntax.py", "test_dfa.py", "test_mutation_survivors.py"],
-    "derivatives": ["test_terms.py", "test_dfa.py", "test_syntax.py", "test_mutation_survivors.py"],
+    # test_boolean: intersection and complement live in terms and derivatives since round 2
+    "terms": ["test_terms.py", "test_syntax.py", "test_dfa.py", "test_boolean.py", "test_mutation_survivors.py"],
+    "derivatives": ["test_terms.py", "test_dfa.py", "test_syntax.py", "test_boolean.py", "test_mutation_survivors.py"],
     "syntax": ["test_syntax.py", "test_terms.py", "test_dfa.py", "test_mutation_survivors.py"],
     "dfa": ["test_dfa.py", "test_terms.py", "test_draw.py", "test_mutation_survivors.py"],
-    "lazy": ["test_dfa.py", "test_masks.py", "test_constraint.py", "test_mutation_survivors.py"],
+    "lazy": ["test_dfa.py", "test_masks.py", "test_constraint.py", "test_boolean.py", "test_mutation_survivors.py"],
     "masks": ["test_masks.py", "test_constraint.py", "test_mutation_survivors.py"],
     "vocabulary": ["test_masks.py", "test_vocab.py", "test_constraint.py", "test_mutation_survivors.py"],
     "string_masks": ["test_masks.py", "test_constraint.py", "test_mutation_survivors.py"],
