@@ -476,3 +476,49 @@ def test_inside_a_string_that_cannot_close_a_token_with_the_quote_is_refused():
     for text in (b'"', b'"ab', b'"\\n\xc3\xa9'):
         assert np.flatnonzero(index.mask(dfa.step(dfa.start, text))).tolist() == oracle.mask_after(text), text
     assert index.string_masks >= 1
+
+
+# -- syntax, dfa, schema (round 2 survivors) --------------------------------------------------------
+
+
+@pytest.mark.parametrize("pattern", [r"[\101]", r"[\101-\103x]", r"[\0a]", r"[\12\7]", r"[\x41\102]", r"[^\101]"])
+def test_an_octal_escape_in_a_class_is_its_byte(pattern):
+    dfa = regex_to_dfa(pattern)
+    oracle = re.compile(pattern.encode(), re.DOTALL)
+    assert [b for b in range(256) if dfa.matches(bytes([b]))] == [
+        b for b in range(256) if oracle.fullmatch(bytes([b]))
+    ]
+
+
+@pytest.mark.parametrize("pattern", [".", r"[\x80-\xff]", r"[^a]b", r"a[\x00-\xff]*", "(cat|car|dog)s?"])
+def test_edges_are_the_maximal_byte_runs_of_the_table(pattern):
+    dfa = regex_to_dfa(pattern)
+    rebuilt = np.full(dfa.trans.shape, DEAD, dtype=np.int64)
+    for source, ranges, target in dfa.edges():
+        for (lo, hi), following in zip(ranges, ranges[1:] + [(257, 257)]):
+            assert lo <= hi < following[0] - 1  # ascending, and never two runs that touch
+            rebuilt[source, lo:hi + 1] = target
+    assert np.array_equal(rebuilt, dfa.trans)
+
+
+@pytest.mark.parametrize("n_states_pattern", ["a", "abc", "(cat|car|dog)s?"])
+def test_a_state_out_of_range_is_refused_naming_the_states(n_states_pattern):
+    dfa = regex_to_dfa(n_states_pattern)
+    with pytest.raises(BrzozowskiError, match=rf"^state {dfa.n_states} does not exist \(states 0\.\.{dfa.n_states - 1}\)$"):
+        dfa.row(dfa.n_states)
+
+
+def test_a_const_of_lists_nested_past_the_limit_is_refused():
+    from brzozowski.schema import MAX_VALUE_DEPTH
+
+    nested: list = []
+    for _ in range(MAX_VALUE_DEPTH + 1):
+        nested = [nested]
+    with pytest.raises(SchemaError, match=f"const value nests deeper than {MAX_VALUE_DEPTH} levels"):
+        json_schema_to_regex({"const": nested})
+
+
+@pytest.mark.parametrize("type_", ["boolean", "null", "integer", "number", "string"])
+def test_a_schema_read_from_json_text_compiles_as_the_one_written_in_python(type_):
+    """Strings parsed by json.loads are new objects (not the interned literals of the code)."""
+    assert json_schema_to_regex(json.loads(json.dumps({"type": type_}))) == json_schema_to_regex({"type": type_})
