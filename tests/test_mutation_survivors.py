@@ -522,3 +522,18 @@ def test_a_const_of_lists_nested_past_the_limit_is_refused():
 def test_a_schema_read_from_json_text_compiles_as_the_one_written_in_python(type_):
     """Strings parsed by json.loads are new objects (not the interned literals of the code)."""
     assert json_schema_to_regex(json.loads(json.dumps({"type": type_}))) == json_schema_to_regex({"type": type_})
+
+
+def test_too_many_constraints_for_a_bitmask_array_name_its_shape_or_type():
+    from brzozowski.constraint import allocate_bitmask, fill_bitmasks
+
+    index = TokenIndex(regex_to_dfa("ab"), [b"a", b"b", None], eos_id=2)
+    constraints = [Constraint(index) for _ in range(3)]
+    small = allocate_bitmask(2, 3)
+    with pytest.raises(MaskError, match=rf"^3 constraints do not fit a bitmask array of shape \(2, {small.shape[1]}\)$"):
+        fill_bitmasks(constraints, small)
+    with pytest.raises(MaskError, match=r"^3 constraints do not fit a bitmask array of shape list$"):
+        fill_bitmasks(constraints, [[0], [0], [0]])
+    out = allocate_bitmask(3, 3)
+    fill_bitmasks(constraints, out)
+    assert (out[:, 0] == 0b001).all()  # only "a" (id 0) is allowed at the start
