@@ -309,7 +309,8 @@ def brute_force_forced(pattern: str, dfa, prefix: bytes) -> bytes:
     string completes a match: that string is what every continuation starts with."""
     state = dfa.step(dfa.start, prefix)
     common = b""
-    while not re.fullmatch(pattern.encode(), prefix + common):
+    while not re.fullmatch(pattern.encode(), prefix + common) and len(common) <= dfa.n_states:  # a forced
+        # chain longer than the states is a dead cycle (a DFA bug): stop, the comparison will fail
         extensions = [common + bytes([b]) for b in range(256) if dfa.step(state, common + bytes([b])) != DEAD]
         if len(extensions) != 1:
             break

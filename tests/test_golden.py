@@ -19,7 +19,7 @@ import brzozowski.masks
 from brzozowski.cli import main
 from brzozowski.constraint import Constraint
 from brzozowski.dfa import regex_to_dfa
-from brzozowski.errors import GoldenMismatchError
+from brzozowski.errors import GoldenError, GoldenMismatchError
 from brzozowski.golden import (
     DEFAULT_GOLDEN_PATH,
     FORMAT,
@@ -428,6 +428,12 @@ _CORRUPTIONS = {
     "n_states as a string": _set(_HAND + ("tables", "n_states"), "7"),
     "a byte run past 255": _set(_HAND + ("tables", "trans", 0, 0), [0, 300, 1]),
     "a run to a state that does not exist": _set(_HAND + ("tables", "trans", 0, 0), [99, 99, 12]),
+    # one past the end of each range (the hand example has 7 states and 15 tokens)
+    "a run to the state one past the last": _set(_HAND + ("tables", "trans", 0, 0), [99, 99, 7]),
+    "an accepting state one past the last": _set(_HAND + ("tables", "accepting", 0), 7),
+    "a mask id one past the vocabulary": _set(_HAND + ("masks", 0), [[14, 15]]),
+    "an eos_id one past the vocabulary": _set(("vocabularies", "hand", "eos_id"), 15),
+    "a mask index one past the last": _set(_HAND + ("paths", 0, "mask", 0), 7),  # 7 masks, 0..6
     "a run of two numbers": _set(_HAND + ("tables", "trans", 0, 0), [99, 99]),
     "an accepting state as NaN": _set(_HAND + ("tables", "accepting", 0), float("nan")),
     "the regex missing": _set(_HAND + ("regex",), _DELETE),
@@ -440,6 +446,11 @@ _CORRUPTIONS = {
     "the vocabulary a number": _set(("vocabularies", "hand"), 5),
 }
 
+_VOCABULARY_CORRUPTIONS = {
+    "a vocabulary token that is not hex", "an eos_id of 1e300", "an eos_id one past the vocabulary",
+    "the vocabulary a number",
+}
+
 
 @pytest.mark.parametrize("name", sorted(_CORRUPTIONS))
 def test_a_malformed_case_is_a_format_mismatch_at_its_place(golden, name):
@@ -449,9 +460,20 @@ def test_a_malformed_case_is_a_format_mismatch_at_its_place(golden, name):
     mismatches = check_golden(data)
     assert mismatches, name
     assert all(m.what == "format" for m in mismatches), [str(m) for m in mismatches]
+    if name in _VOCABULARY_CORRUPTIONS:  # the vocabulary itself is named, not only the cases over it
+        assert mismatches[0].case == "vocabulary hand" and "/vocabularies/hand" in mismatches[0].detail
     case_level = [m for m in mismatches if not m.case.startswith("vocabulary ")]
     assert case_level and "malformed at /cases/0" in case_level[0].detail, [str(m) for m in mismatches]
     assert len(str(case_level[0])) < 400
+
+
+def test_a_malformed_vocabulary_leaves_the_other_vocabularies_and_their_cases_checked(golden):
+    data = copy.deepcopy(golden)
+    data["vocabularies"]["edge"]["eos_id"] = -1  # "edge" sorts first
+    found = check_golden(data, cases=["hand_example", "bounded_array", "bounded_repeats_edge_vocab"])
+    assert [(m.case, m.what) for m in found] == [("vocabulary edge", "format"), ("bounded_repeats_edge_vocab", "format")]
+    assert "/vocabularies/edge/eos_id" in found[0].detail
+    assert "the name of a well-formed vocabulary" in found[1].detail
 
 
 def test_a_regex_that_does_not_compile_is_a_regex_mismatch(golden):
@@ -552,6 +574,85 @@ def test_an_id_swapped_for_another_of_the_same_mask_size_is_named(golden):
     assert "extra ids [10], missing ids [11]" in str(found[0])
 
 
+def test_a_mask_mismatch_shows_the_last_40_bytes_of_text_read_before_its_step(golden):
+    """The detail of a mask mismatch quotes the text the path's tokens spelled before the step (the
+    last 40 bytes of it), the EOS and special tokens spelling nothing."""
+    data = copy.deepcopy(golden)
+    tool = _case(data, "tool_call")
+    vocab = [None if h is None else bytes.fromhex(h) for h in data["vocabularies"]["o200k_subset"]["tokens"]]
+    for p, step in ((0, 30), (2, 100), (2, 1)):
+        tokens = tool["paths"][p]["tokens"]
+        _flip_one_id(data, "tool_call", p, step, tokens[step])  # the token taken there is refused
+        read = b"".join(vocab[t] for t in tokens[:step])
+        found = [m for m in check_golden(data, cases=["tool_call"]) if m.what == "mask" and m.path == p]
+        assert [(m.step, m.extra) for m in found] == [(step, [tokens[step]])]
+        assert found[0].detail == f"after {step} tokens, text ...{read[-40:]!r}"
+        assert len(read) > 40 or step == 1
+        _flip_one_id(data, "tool_call", p, step, tokens[step])  # restored
+    assert check_golden(data, cases=["tool_call"]) == []
+
+
+@pytest.mark.parametrize("n_bytes", [1, 5, 6, 7, 30])
+def test_a_wrong_table_row_names_its_first_six_bytes_and_counts_the_rest(golden, n_bytes):
+    data = copy.deepcopy(golden)
+    runs = _case(data, "hand_example")["tables"]["trans"][0]  # state 0: c -> 1, d -> 2, else DEAD
+    runs.insert(0, [0, n_bytes - 1, 1])  # bytes 0 .. n_bytes-1 now go to 1 in the file
+    found = check_golden(data, cases=["hand_example"])
+    assert [m.what for m in found] == ["trans"]
+    shown = ", ".join(f"byte 0x{b:02x} -> -1 (file 1)" for b in range(min(n_bytes, 6)))
+    more = f", ... ({n_bytes} bytes)" if n_bytes > 6 else ""
+    assert found[0].detail == f"state 0: {shown}{more}"
+
+
+def test_a_path_longer_than_256_tokens_is_checked_to_its_end(golden):
+    """A case written with the derivative oracle: ``c*`` over the hand vocabulary, 300 tokens "c"
+    and no EOS (301 steps). It checks clean, and a wrong mask at its very last step is found."""
+    from brzozowski.golden import Oracle
+
+    vocabulary = golden["vocabularies"]["hand"]
+    vocab = [None if h is None else bytes.fromhex(h) for h in vocabulary["tokens"]]
+    oracle = Oracle("c*", vocab, vocabulary["eos_id"])
+    d, tokens, masks = oracle.term, [0] * 300, []
+    for t in [*tokens, None]:
+        masks.append(oracle.allowed(d))
+        d = oracle.advance(d, t) if t is not None else d
+    assert set(masks) == {(0, 13)}  # "c" and EOS
+    dfa = regex_to_dfa("c*")
+    case = {
+        "name": "long_path", "description": "", "source": {"kind": "regex", "pattern": "c*"}, "regex": "c*",
+        "vocabulary": "hand",
+        "tables": {"n_states": dfa.n_states, "accepting": [int(s) for s in np.flatnonzero(dfa.accept)],
+                   "trans": table_rows(dfa.trans)},
+        "masks": [ids_to_ranges(list(masks[0]))],
+        "paths": [{"policy": "text", "tokens": tokens, "mask": [0] * 301, "complete": [True] * 301,
+                   "ends_with_eos": False, "text": (b"c" * 300).hex()}],
+    }
+    data = {**golden, "vocabularies": {"hand": vocabulary}, "cases": [case]}
+    assert check_golden(data) == []
+    case["masks"].append(ids_to_ranges([0]))  # the last step without EOS
+    case["paths"][0]["mask"][300] = 1
+    found = check_golden(data)
+    assert [(m.what, m.path, m.step, m.extra) for m in found] == [("mask", 0, 300, [13])]
+
+
+def test_a_constraint_not_done_after_eos_is_reported_at_the_eos_step(golden, monkeypatch):
+    """If our Constraint forgot that EOS was taken, every path that ends with EOS is reported as a
+    token mismatch at its last step (the EOS), and the paths without EOS are not."""
+    original = Constraint.advance
+
+    def forgets_eos(self, token_id):
+        original(self, token_id)
+        self.done = False
+
+    monkeypatch.setattr(Constraint, "advance", forgets_eos)
+    hand = _case(golden, "hand_example")
+    expected = {(p, len(path["tokens"]) - 1) for p, path in enumerate(hand["paths"]) if path["ends_with_eos"]}
+    assert len(expected) == 5
+    found = check_golden(golden, cases=["hand_example"])
+    assert all(m.what == "token" and "done is False" in m.detail for m in found), [str(m) for m in found]
+    assert {(m.path, m.step) for m in found} == expected
+
+
 _json_values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10**15), max_value=10**15),
               st.sampled_from([0, 1, 7, 13, 14, 15, 255, 256, -1, 10**12]), st.floats(allow_nan=True),
@@ -602,3 +703,82 @@ def test_any_single_corruption_is_reported_never_raised(data):
     for m in check_golden(document):
         assert m.what in ("format", "regex", "mask", "complete", "token", "accepting", "trans", "n_states")
         assert len(str(m)) < 2000
+
+
+# -- the path policies of golden/cases.py, by what PathSpec documents ------------------------------
+
+
+def _path(pattern: str, vocab: list, eos_id: int | None, spec: PathSpec, seed: int = 0) -> list[int]:
+    import random
+
+    return _walk(Oracle(pattern, vocab, eos_id), spec, random.Random(seed), "test")
+
+
+def test_the_bytes_policy_takes_single_byte_tokens_even_after_a_longer_token_with_that_byte():
+    vocab = [b"ab", b"b", b"ba", b"a", b"a", None]  # "ab" and "ba" come before the single bytes
+    assert _path("(ab)+", vocab, 5, PathSpec("bytes", text=b"abab")) == [3, 1, 3, 1, 5]
+    assert _path("(ab)+", vocab, 5, PathSpec("bytes", text=b"ab", eos=False)) == [3, 1]
+    with pytest.raises(GoldenError, match=r"byte b'x' is not allowed after 1 tokens"):  # no token "x"
+        _path("a*x?", [b"a", b"xa", None], 2, PathSpec("bytes", text=b"ax"))
+
+
+def test_the_text_policy_takes_the_longest_allowed_prefix_token_lowest_id_on_ties():
+    vocab = [b"a", b"abc", b"ab", b"abc", b"c", b"abcab", None]
+    assert _path("abc(ab)?c", vocab, 6, PathSpec("text", text=b"abcabc")) == [5, 4, 6]
+    assert _path("abc", vocab, 6, PathSpec("text", text=b"abc")) == [1, 6]
+    assert _path("ab|abcc", vocab, 6, PathSpec("text", text=b"abcc")) == [1, 4, 6]  # "abcab" not allowed
+
+
+@pytest.mark.parametrize("spec, message", [
+    (PathSpec("bytes", text=b"acb"), r"byte b'c' is not allowed after 1 tokens"),
+    (PathSpec("text", text=b"abx"), r"no allowed token starts b'x'"),
+    (PathSpec("text", text=b"a"), r"the text b'a' is not complete"),
+    (PathSpec("bytes", text=b"a"), r"the text b'a' is not complete"),
+])
+def test_a_path_the_pattern_refuses_is_a_golden_error(spec, message):
+    with pytest.raises(GoldenError, match=f"^test: {message}"):
+        _path("ab", [b"a", b"b", b"c", b"x", None], 4, spec)
+
+
+def _preferred_tokens(policy: str, vocab: list, d, oracle) -> set[int]:
+    successors = oracle.successors(d)
+    if policy == "loop":
+        return {t for t in successors if successors[t] is d}
+    if policy == "high":
+        return {t for t in successors if max(vocab[t]) >= 0x80}
+    return {t for t in successors if set(vocab[t]) & set(b'"}],')}
+
+
+@pytest.mark.parametrize("policy", ["".join(["lo", "op"]), "".join(["hi", "gh"]), "".join(["clo", "se"])])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_preferring_policy_takes_a_preferred_token_whenever_one_is_allowed(policy, seed):
+    """With ``prefer=1`` every step takes one of the policy's preferred tokens when there is one
+    (policy names built at run time: they are compared as strings), else any allowed token."""
+    vocab = [b"a", b"\xc3\xa9", b'"', b"}", b"b\xff", b"ab", b'a"', b",", None]
+    pattern = r'(a|b|\xc3\xa9|\xff)*"(,|a)*}'
+    import random
+
+    oracle = Oracle(pattern, vocab, 8)
+    tokens = _walk(oracle, PathSpec(policy, max_length=12, prefer=1.0, p_eos=0.0), random.Random(seed), "test")
+    assert len(tokens) == 12 or tokens[-1] == 8
+    d = oracle.term
+    for t in tokens:
+        if t == 8:  # p_eos=0: EOS only where nothing else is allowed
+            assert d.nullable and not oracle.successors(d) and t == tokens[-1]
+            break
+        preferred = _preferred_tokens(policy, vocab, d, oracle)
+        assert t in (preferred or set(oracle.successors(d))), (policy, t, preferred)
+        d = oracle.advance(d, t)
+
+
+def test_a_path_stays_within_max_length_and_takes_eos_after_min_length_only():
+    import random
+
+    vocab = [b"a", b"aa", None]
+    oracle = Oracle("a*", vocab, 2)
+    for seed in range(20):
+        rng = random.Random(seed)
+        always = _walk(oracle, PathSpec("random", max_length=9, min_length=4, p_eos=1.0), rng, "test")
+        assert len(always) == 5 and always[-1] == 2 and 2 not in always[:-1]
+        never = _walk(oracle, PathSpec("random", max_length=9, p_eos=0.0), rng, "test")
+        assert len(never) == 9 and 2 not in never

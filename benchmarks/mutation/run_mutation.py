@@ -53,18 +53,26 @@ HERE = Path(__file__).resolve().parent
 
 # module -> the test files that exercise it (the module's doctests are always added)
 MODULE_TESTS = {
-    "terms": ["test_terms.py", "test_syntax.py", "test_dfa.py", "test_mutation_survivors.py"],
-    "derivatives": ["test_terms.py", "test_dfa.py", "test_syntax.py", "test_mutation_survivors.py"],
+    # test_boolean: intersection and complement live in terms and derivatives since round 2
+    "terms": ["test_terms.py", "test_syntax.py", "test_dfa.py", "test_boolean.py", "test_mutation_survivors.py"],
+    "derivatives": ["test_terms.py", "test_dfa.py", "test_syntax.py", "test_boolean.py", "test_mutation_survivors.py"],
     "syntax": ["test_syntax.py", "test_terms.py", "test_dfa.py", "test_mutation_survivors.py"],
     "dfa": ["test_dfa.py", "test_terms.py", "test_draw.py", "test_mutation_survivors.py"],
-    "lazy": ["test_dfa.py", "test_masks.py", "test_constraint.py", "test_mutation_survivors.py"],
+    "lazy": ["test_dfa.py", "test_masks.py", "test_constraint.py", "test_boolean.py", "test_mutation_survivors.py"],
     "masks": ["test_masks.py", "test_constraint.py", "test_mutation_survivors.py"],
+    "vocabulary": ["test_masks.py", "test_vocab.py", "test_constraint.py", "test_mutation_survivors.py"],
+    "string_masks": ["test_masks.py", "test_constraint.py", "test_mutation_survivors.py"],
     "constraint": ["test_constraint.py", "test_generation.py", "test_mutation_survivors.py"],
     "sampling": ["test_sampling.py", "test_constraint.py", "test_mutation_survivors.py"],
     "schema": ["test_schema.py", "test_mutation_survivors.py"],
+    "schema_compiler": ["test_schema.py", "test_compile_schema.py", "test_mutation_survivors.py"],
     "golden": ["test_golden.py", "test_mutation_survivors.py"],
+    "golden/oracle": ["test_golden.py", "test_mutation_survivors.py"],
+    "golden/check": ["test_golden.py", "test_mutation_survivors.py"],
+    "golden/cases": ["test_golden.py", "test_mutation_survivors.py"],
 }
-DEFAULT_MODULES = ["terms", "derivatives", "syntax", "dfa", "masks", "constraint", "schema", "golden"]
+DEFAULT_MODULES = ["terms", "derivatives", "syntax", "dfa", "masks", "vocabulary", "string_masks", "constraint",
+                   "schema", "golden/oracle", "golden/check", "golden/cases"]
 COPIED = ["brzozowski", "tests", "fixtures", "notebooks", "README.md", "pyproject.toml"]
 # Loaded by the scratch copy's conftest.py: no example database shared between mutants.
 CONFTEST = """\
@@ -187,7 +195,7 @@ def keep_sample(session: Path, work: Path, sample: int, seed: int) -> tuple[int,
 def measure_module(module: str, args: argparse.Namespace, equivalent: dict[str, str], work: Path) -> ModuleReport:
     python = sys.executable
     tests = [f"tests/{name}" for name in MODULE_TESTS[module]]
-    # a module, or a package (golden): cosmic-ray mutates every file under a folder
+    # a module ("masks", "golden/check"), or a package ("golden"): cosmic-ray mutates every file under a folder
     source = f"brzozowski/{module}.py" if (work / f"brzozowski/{module}.py").exists() else f"brzozowski/{module}"
     test_command = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--doctest-modules",
                     source, *tests]
@@ -199,7 +207,7 @@ def measure_module(module: str, args: argparse.Namespace, equivalent: dict[str, 
         raise SystemExit(f"{module}: the unmutated tests fail, fix them first:\n{baseline.stdout[-3000:]}")
     timeout_s = max(args.min_timeout, args.timeout_factor * baseline_s)
 
-    config = work / f"{module}.toml"
+    config = work / f"{module.replace('/', '-')}.toml"
     config.write_text(
         "[cosmic-ray]\n"
         f'module-path = "{source}"\n'
@@ -209,7 +217,7 @@ def measure_module(module: str, args: argparse.Namespace, equivalent: dict[str, 
         "[cosmic-ray.distributor]\n"
         'name = "local"\n'
     )
-    session = work / f"{module}.sqlite"
+    session = work / f"{module.replace('/', '-')}.sqlite"
     init = run([COSMIC_RAY, "init", str(config), str(session)], work)
     if init.returncode != 0:
         raise SystemExit(f"{module}: cosmic-ray init failed:\n{init.stderr[-3000:]}")
@@ -248,6 +256,13 @@ def write_survivors(path: Path, reports: list[ModuleReport], commit: str, args: 
     path.write_text("\n".join(lines))
 
 
+def checkout_version() -> str:
+    """The checkout's commit, with "+" when the library or the tests have uncommitted edits."""
+    commit = run(["git", "rev-parse", "--short", "HEAD"], ROOT).stdout.strip() or "?"
+    dirty = run(["git", "status", "--porcelain", "--", "brzozowski", "tests", "fixtures"], ROOT).stdout.strip()
+    return commit + ("+" if dirty else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modules", default=",".join(DEFAULT_MODULES),
@@ -271,16 +286,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error('cosmic-ray is not installed: pip install "cosmic-ray>=8.7,<9"')
 
     equivalent = load_equivalent(args.equivalent)
-    commit = run(["git", "rev-parse", "--short", "HEAD"], ROOT).stdout.strip() or "?"
-    print(f"mutation testing at {commit}: cosmic-ray, {args.sample} mutants per module, seed {args.seed}\n")
-    print("| module | mutants | in annotations | sampled | killed | timed out | survived | equivalent | incompetent "
-          "| score | tests (s) | timeout (s) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"mutation testing: cosmic-ray, {args.sample} mutants per module, seed {args.seed}\n")
+    print("| module | commit | mutants | in annotations | sampled | killed | timed out | survived | equivalent "
+          "| incompetent | score | tests (s) | timeout (s) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     reports = []
     for module in modules:
-        work = Path(tempfile.mkdtemp(prefix=f"brz-mutation-{module}-"))
+        work = Path(tempfile.mkdtemp(prefix=f"brz-mutation-{module.replace('/', '-')}-"))
         try:
-            scratch_copy(work)
+            scratch_copy(work)  # the checkout as it is now, uncommitted edits included (a "+" on the commit)
+            commit = checkout_version()
             report = measure_module(module, args, equivalent, work)
         finally:
             if args.keep:
@@ -288,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 shutil.rmtree(work, ignore_errors=True)
         reports.append(report)
-        print(f"| {module} | {report.mutants} | {report.in_annotations} | {report.sampled} | {report.killed} | {report.timed_out} "
+        print(f"| {module} | {commit} | {report.mutants} | {report.in_annotations} | {report.sampled} | {report.killed} | {report.timed_out} "
               f"| {len(report.survived)} | {len(report.equivalent)} | {report.incompetent} "
               f"| {report.score:.0%} | {report.baseline_s:.1f} | {report.timeout_s:.0f} |", flush=True)
         if args.survivors:  # rewritten after every module, so a long run can be read as it goes
