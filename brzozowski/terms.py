@@ -37,15 +37,20 @@ Term(abc*)
 >>> alt(r, r) is r, r.nullable, star(star(r)) is star(r)
 (True, False, True)
 
-**The store (threads, memory).** The intern table maps a term's key (its kind and its children's
-ids) to the term through *weak* references: a term lives exactly as long as something refers to it
-(an automaton, a parent term, the caller), and its memos (derivatives by byte, derivative classes)
-hang on the term itself, so they die with it. A dropped pattern gives all its memory back; nothing
-process-wide grows with the number of patterns compiled. Lookups take no lock (a dict read is atomic
-under the GIL); creating a term takes `_LOCK` and looks again, so two threads building the same term
-get the same object and no id is handed out twice. A term's key holds its children's ids, and a
-term holds its children, so while a term lives its key cannot be taken by another one.
-`intern_table_size()` reports how many terms are alive.
+**The store (threads, memory).** The intern table is a plain dict from a term's key (its kind and
+its children's ids) to a *weak* reference to the term (`_Entry`, which carries the key): a term
+lives exactly as long as something refers to it (an automaton, a parent term, the caller), and its
+memos (derivatives by byte, derivative classes) hang on the term itself, so they die with it. When a
+term dies, its reference's callback removes the key, unless a new term has taken it meanwhile (one C
+call that deletes a key only while it maps to a dead reference, as `weakref.WeakValueDictionary`
+does, without that class's Python-level lookups: the store costs no more than a strong dict, see
+benchmarks/README.md). A dropped pattern gives all its memory back; nothing process-wide grows with
+the number of patterns compiled. Lookups take no lock (a dict read is atomic under the GIL);
+creating a term takes `_LOCK` and looks again, so two threads building the same term get the same
+object and no id is handed out twice. A term's key holds its children's ids, and a term holds its
+children, so while a term lives its key cannot be taken by another one. The callback takes no lock,
+so a collection that runs inside `_make` cannot deadlock. `intern_table_size()` reports how many
+terms are alive.
 
 **No recursion on the input's size.** Printing walks an explicit stack; concatenation re-nests its
 operands with loops. (Derivatives and classes: see `brzozowski.derivatives`.)
@@ -59,6 +64,7 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
+from _weakref import _remove_dead_weakref  # what weakref.WeakValueDictionary removes keys with
 
 __all__ = [
     "ALL_BYTES",
@@ -151,7 +157,22 @@ class Term:
         return self
 
 
-_TABLE: weakref.WeakValueDictionary[tuple, Term] = weakref.WeakValueDictionary()
+class _Entry(weakref.ref):
+    """The intern table's weak reference to a term, carrying the term's key so that the callback
+    that runs when the term dies can remove it (`_forget`)."""
+
+    __slots__ = ("key",)
+
+    key: tuple
+
+
+def _forget(entry: _Entry) -> None:
+    """The term of `entry` died: remove its key, unless a new term took the key meanwhile (the
+    removal is one C call that deletes the key only while it maps to a dead reference)."""
+    _remove_dead_weakref(_TABLE, entry.key)
+
+
+_TABLE: dict[tuple, _Entry] = {}
 _LOCK = threading.Lock()
 _IDS = itertools.count()
 
@@ -163,11 +184,14 @@ def intern_table_size() -> int:
 
 def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
           lo: int = 0, hi: int | None = None) -> Term:
-    term = _TABLE.get(key)
-    if term is not None:
-        return term
+    entry = _TABLE.get(key)
+    if entry is not None:
+        term = entry()
+        if term is not None:
+            return term
     with _LOCK:
-        term = _TABLE.get(key)  # another thread may have made it since the first look
+        entry = _TABLE.get(key)  # another thread may have made it since the first look
+        term = None if entry is None else entry()
         if term is None:
             term = Term.__new__(Term)
             term.kind = kind
@@ -182,7 +206,9 @@ def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, chil
             term.classes = None
             term.boolean = kind >= K_INTER or any(child.boolean for child in children)
             term.empty = None
-            _TABLE[key] = term
+            entry = _Entry(term, _forget)
+            entry.key = key
+            _TABLE[key] = entry
     return term
 
 
