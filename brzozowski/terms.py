@@ -27,7 +27,8 @@ Invariants:
   `brzozowski.lazy.is_empty` decides it by a search over derivatives. `boolean` (computed at
   construction) says whether a term has an intersection or complement inside, so that terms without
   one never pay for the search.
-- `nullable` (does the language contain the empty string?) is computed once, at construction.
+- `nullable` (does the language contain the empty string?) and `widest` (the widest alternation
+  inside) are computed once, at construction.
 
 Byte sets are 256-bit Python ints: bit ``b`` set means byte ``b`` is in the set.
 
@@ -61,6 +62,7 @@ J. Functional Programming 19(2), 2009, §4.1 (similarity rules).
 
 from __future__ import annotations
 
+import gc
 import itertools
 import threading
 import weakref
@@ -77,6 +79,7 @@ __all__ = [
     "byte_set",
     "compl",
     "concat",
+    "freeze_long_lived",
     "inter",
     "intern_table_size",
     "literal",
@@ -101,7 +104,9 @@ class Term:
     Fields by kind: `bits` (byte set); `children` (concat: ``(head, tail)``; alt and inter: the
     operands; star, repeat and compl: ``(body,)``); `lo`, `hi` (repeat bounds, ``hi=None`` for
     unbounded). `boolean`: an intersection or complement occurs in the term. `empty`: whether the
-    language is empty, once `brzozowski.lazy.is_empty` has found out (None before).
+    language is empty, once `brzozowski.lazy.is_empty` has found out (None before). `widest`: the
+    most operands of any alternation inside the term, itself included (0 if none): the lazy DFA's
+    work budget per state reads it.
 
     Operators build terms with the smart constructors: ``r & s`` (`inter`), ``r | s`` (`alt`),
     ``~r`` (`compl`), ``r + s`` (`concat`).
@@ -113,7 +118,7 @@ class Term:
 
     __slots__ = (
         "kind", "id", "nullable", "first", "bits", "children", "lo", "hi", "derivatives", "classes",
-        "__weakref__", "boolean", "empty",
+        "__weakref__", "boolean", "empty", "widest",
     )
 
     kind: int
@@ -128,6 +133,7 @@ class Term:
     classes: tuple[int, ...] | None
     boolean: bool
     empty: bool | None
+    widest: int
 
     def __repr__(self) -> str:
         return f"Term({self})"
@@ -182,6 +188,24 @@ def intern_table_size() -> int:
     return len(_TABLE)
 
 
+def freeze_long_lived() -> int:
+    """Collect the garbage, then hide every object alive now from the garbage collector
+    (``gc.collect(); gc.freeze()``). Returns how many objects are frozen.
+
+    Call it once a long-running process has loaded what lives as long as it does (imports, the
+    `brzozowski.Vocabulary` of each tokenizer, automata it keeps for good) and before it serves
+    requests. Python's full collections traverse every tracked object; after an import of numpy and
+    brzozowski that is ~25,000 objects and several milliseconds, paid again every few schemas by
+    whichever mask step happens to trigger the collection (issue 9 measured 120-300 ms steps when
+    the terms never died). Frozen objects are never traversed again (nor freed: they were alive
+    anyway); what is built later, the automata and terms of each request, is collected as usual.
+    Figures: the "Memory and pauses over a long run" section of benchmarks/README.md.
+    """
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()
+
+
 def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
           lo: int = 0, hi: int | None = None) -> Term:
     entry = _TABLE.get(key)
@@ -206,6 +230,11 @@ def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, chil
             term.classes = None
             term.boolean = kind >= K_INTER or any(child.boolean for child in children)
             term.empty = None
+            widest = len(children) if kind == K_ALT else 0
+            for child in children:
+                if child.widest > widest:
+                    widest = child.widest
+            term.widest = widest
             entry = _Entry(term, _forget)
             entry.key = key
             _TABLE[key] = entry
