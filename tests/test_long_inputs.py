@@ -266,3 +266,21 @@ def test_freezing_long_lived_objects_collects_the_garbage_first_and_later_patter
         assert probe() is None
     finally:
         gc.unfreeze()
+
+
+def test_two_thousand_dropped_compilations_leave_bounded_memos_and_no_terms():
+    from brzozowski import derivatives, lazy
+
+    gc.collect()
+    baseline = intern_table_size()
+    for i in range(2_000):  # distinct byte sets, so distinct partitions and meets every time
+        lo, width = i % 200, 1 + i % 37
+        dfa = regex_to_dfa(f"k{i}[\\x{lo:02x}-\\x{lo + width:02x}]{{1,{1 + i % 5}}}(x|[\\x{lo + 9:02x}y])*")
+        assert dfa.matches(f"k{i}".encode() + bytes([lo]) + b"x")
+    assert len(derivatives._PARTITIONS) <= derivatives.MAX_PARTITION_MEMO
+    assert len(derivatives._MEETS) <= derivatives.MAX_PARTITION_MEMO
+    assert len(lazy._CLASS_MAPS) <= lazy.MAX_CLASS_MAPS
+    assert derivatives.MAX_PARTITION_MEMO * 1024 <= 8 * 2**20  # ~1 kB per entry: a few MB at most
+    del dfa
+    gc.collect()
+    assert intern_table_size() <= baseline + 10
