@@ -30,7 +30,7 @@ from .sampling import SamplingParams, distribution, sample
 from .schema import json_schema_to_regex
 from .schema_compiler import DEFAULT_MAX_DEPTH, compile_json_schema, explain_json_schema
 from .syntax import MAX_REPEAT_COUNT, parse
-from .terms import Term, alt, compl, concat, inter
+from .terms import Term, alt, compl, concat, freeze_long_lived, inter
 from .vocab import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
 from .vocabulary import VocabTrie, Vocabulary, vocab_trie
 
@@ -70,6 +70,7 @@ __all__ = [
     "constrained_sample",
     "distribution",
     "explain_json_schema",
+    "freeze_long_lived",
     "inter",
     "json_schema_to_regex",
     "load_tiktoken_vocab",

@@ -17,11 +17,14 @@ Invariants:
 - A state accepts iff its term is nullable.
 - At most `max_states` states are ever created; one more raises `StateBudgetError`, so a state
   explosion (``(a|b)*a(a|b){20}`` has 2²¹ states) is an error, not a hang.
-- The work per state is bounded too: no state is an alternation of more operands than
+- The work per state is bounded too: no state holds an alternation (at its top or anywhere inside:
+  under a concatenation, an intersection, a complement; `Term.widest`) of more operands than
   `max_alternatives` or the pattern's own byte sets (whichever is larger; `positions`), else
-  `StateBudgetError`. A derivative costs time in proportion to its operands, and nested bounded
-  repeats (``(.{0,100}){0,100}``) grow them without end (≈ 10,000 after 150 bytes) while the
-  states stay few, so the state count alone would let one pattern run for minutes.
+  `StateBudgetError`. A derivative costs time in proportion to the operands it reads, and nested
+  bounded repeats (``(.{0,100}){0,100}``) grow them without end (≈ 10,000 after 150 bytes) while
+  the states stay few, so the state count alone would let one pattern run for minutes (a wide
+  alternation under a complement or an intersection, ``~((.{0,100}){0,100})``, is never a state's
+  top, hence `Term.widest`).
 - **Threads.** One automaton may be shared by any number of threads. Every state and transition is
   created under the automaton's lock, and a thread that finds a transition unknown takes the lock
   and looks again, so each derivative is stored once; a state is counted in `n_states` only once
@@ -49,7 +52,7 @@ from .alphabet import DEAD, ByteClasses
 from .derivatives import alphabet_classes, derivative, derivative_classes
 from .errors import ArgumentError, EmptyLanguageError, InputTypeError, StateBudgetError, StateError
 from .syntax import parse
-from .terms import EMPTY, K_ALT, K_BYTES, Term
+from .terms import EMPTY, K_BYTES, Term
 
 __all__ = ["DEAD", "DEFAULT_MAX_ALTERNATIVES", "DEFAULT_MAX_STATES", "LazyDFA", "is_empty", "positions"]
 
@@ -266,9 +269,9 @@ class LazyDFA:
                 f"the automaton needs more than {self.max_states} states (the state budget); "
                 "simplify the pattern or pass a larger max_states"
             )
-        if term.kind == K_ALT and len(term.children) > self.max_alternatives:
+        if term.widest > self.max_alternatives:
             raise StateBudgetError(
-                f"state {number} is an alternation of {len(term.children)} operands, more than "
+                f"state {number} holds an alternation of {term.widest} operands, more than "
                 f"{self.max_alternatives} (the work budget per state; nested bounded repeats grow "
                 "it); simplify the pattern or pass a larger max_alternatives"
             )

@@ -27,7 +27,8 @@ Invariants:
   `brzozowski.lazy.is_empty` decides it by a search over derivatives. `boolean` (computed at
   construction) says whether a term has an intersection or complement inside, so that terms without
   one never pay for the search.
-- `nullable` (does the language contain the empty string?) is computed once, at construction.
+- `nullable` (does the language contain the empty string?) and `widest` (the widest alternation
+  inside) are computed once, at construction.
 
 Byte sets are 256-bit Python ints: bit ``b`` set means byte ``b`` is in the set.
 
@@ -37,15 +38,20 @@ Term(abc*)
 >>> alt(r, r) is r, r.nullable, star(star(r)) is star(r)
 (True, False, True)
 
-**The store (threads, memory).** The intern table maps a term's key (its kind and its children's
-ids) to the term through *weak* references: a term lives exactly as long as something refers to it
-(an automaton, a parent term, the caller), and its memos (derivatives by byte, derivative classes)
-hang on the term itself, so they die with it. A dropped pattern gives all its memory back; nothing
-process-wide grows with the number of patterns compiled. Lookups take no lock (a dict read is atomic
-under the GIL); creating a term takes `_LOCK` and looks again, so two threads building the same term
-get the same object and no id is handed out twice. A term's key holds its children's ids, and a
-term holds its children, so while a term lives its key cannot be taken by another one.
-`intern_table_size()` reports how many terms are alive.
+**The store (threads, memory).** The intern table is a plain dict from a term's key (its kind and
+its children's ids) to a *weak* reference to the term (`_Entry`, which carries the key): a term
+lives exactly as long as something refers to it (an automaton, a parent term, the caller), and its
+memos (derivatives by byte, derivative classes) hang on the term itself, so they die with it. When a
+term dies, its reference's callback removes the key, unless a new term has taken it meanwhile (one C
+call that deletes a key only while it maps to a dead reference, as `weakref.WeakValueDictionary`
+does, without that class's Python-level lookups: the store costs no more than a strong dict, see
+benchmarks/README.md). A dropped pattern gives all its memory back; nothing process-wide grows with
+the number of patterns compiled. Lookups take no lock (a dict read is atomic under the GIL);
+creating a term takes `_LOCK` and looks again, so two threads building the same term get the same
+object and no id is handed out twice. A term's key holds its children's ids, and a term holds its
+children, so while a term lives its key cannot be taken by another one. The callback takes no lock,
+so a collection that runs inside `_make` cannot deadlock. `intern_table_size()` reports how many
+terms are alive.
 
 **No recursion on the input's size.** Printing walks an explicit stack; concatenation re-nests its
 operands with loops. (Derivatives and classes: see `brzozowski.derivatives`.)
@@ -56,9 +62,11 @@ J. Functional Programming 19(2), 2009, §4.1 (similarity rules).
 
 from __future__ import annotations
 
+import gc
 import itertools
 import threading
 import weakref
+from _weakref import _remove_dead_weakref  # what weakref.WeakValueDictionary removes keys with
 
 from .alphabet import ALL_BYTES, show_byte_set
 
@@ -73,6 +81,7 @@ __all__ = [
     "byte_set",
     "compl",
     "concat",
+    "freeze_long_lived",
     "inter",
     "intern_table_size",
     "literal",
@@ -93,7 +102,9 @@ class Term:
     Fields by kind: `bits` (byte set); `children` (concat: ``(head, tail)``; alt and inter: the
     operands; star, repeat and compl: ``(body,)``); `lo`, `hi` (repeat bounds, ``hi=None`` for
     unbounded). `boolean`: an intersection or complement occurs in the term. `empty`: whether the
-    language is empty, once `brzozowski.lazy.is_empty` has found out (None before).
+    language is empty, once `brzozowski.lazy.is_empty` has found out (None before). `widest`: the
+    most operands of any alternation inside the term, itself included (0 if none): the lazy DFA's
+    work budget per state reads it.
 
     Operators build terms with the smart constructors: ``r & s`` (`inter`), ``r | s`` (`alt`),
     ``~r`` (`compl`), ``r + s`` (`concat`).
@@ -105,7 +116,7 @@ class Term:
 
     __slots__ = (
         "kind", "id", "nullable", "first", "bits", "children", "lo", "hi", "derivatives", "classes",
-        "__weakref__", "boolean", "empty",
+        "__weakref__", "boolean", "empty", "widest",
     )
 
     kind: int
@@ -120,6 +131,7 @@ class Term:
     classes: tuple[int, ...] | None
     boolean: bool
     empty: bool | None
+    widest: int
 
     def __repr__(self) -> str:
         return f"Term({self})"
@@ -149,7 +161,22 @@ class Term:
         return self
 
 
-_TABLE: weakref.WeakValueDictionary[tuple, Term] = weakref.WeakValueDictionary()
+class _Entry(weakref.ref):
+    """The intern table's weak reference to a term, carrying the term's key so that the callback
+    that runs when the term dies can remove it (`_forget`)."""
+
+    __slots__ = ("key",)
+
+    key: tuple
+
+
+def _forget(entry: _Entry) -> None:
+    """The term of `entry` died: remove its key, unless a new term took the key meanwhile (the
+    removal is one C call that deletes the key only while it maps to a dead reference)."""
+    _remove_dead_weakref(_TABLE, entry.key)
+
+
+_TABLE: dict[tuple, _Entry] = {}
 _LOCK = threading.Lock()
 _IDS = itertools.count()
 
@@ -159,13 +186,34 @@ def intern_table_size() -> int:
     return len(_TABLE)
 
 
+def freeze_long_lived() -> int:
+    """Collect the garbage, then hide every object alive now from the garbage collector
+    (``gc.collect(); gc.freeze()``). Returns how many objects are frozen.
+
+    Call it once a long-running process has loaded what lives as long as it does (imports, the
+    `brzozowski.Vocabulary` of each tokenizer, automata it keeps for good) and before it serves
+    requests. Python's full collections traverse every tracked object; after an import of numpy and
+    brzozowski that is ~25,000 objects and several milliseconds, paid again every few schemas by
+    whichever mask step happens to trigger the collection (issue 9 measured 120-300 ms steps when
+    the terms never died). Frozen objects are never traversed again (nor freed: they were alive
+    anyway); what is built later, the automata and terms of each request, is collected as usual.
+    Figures: the "Memory and pauses over a long run" section of benchmarks/README.md.
+    """
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()
+
+
 def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
           lo: int = 0, hi: int | None = None) -> Term:
-    term = _TABLE.get(key)
-    if term is not None:
-        return term
+    entry = _TABLE.get(key)
+    if entry is not None:
+        term = entry()
+        if term is not None:
+            return term
     with _LOCK:
-        term = _TABLE.get(key)  # another thread may have made it since the first look
+        entry = _TABLE.get(key)  # another thread may have made it since the first look
+        term = None if entry is None else entry()
         if term is None:
             term = Term.__new__(Term)
             term.kind = kind
@@ -180,7 +228,14 @@ def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, chil
             term.classes = None
             term.boolean = kind >= K_INTER or any(child.boolean for child in children)
             term.empty = None
-            _TABLE[key] = term
+            widest = len(children) if kind == K_ALT else 0
+            for child in children:
+                if child.widest > widest:
+                    widest = child.widest
+            term.widest = widest
+            entry = _Entry(term, _forget)
+            entry.key = key
+            _TABLE[key] = entry
     return term
 
 

@@ -13,12 +13,12 @@ import weakref
 
 import pytest
 
-from brzozowski import LazyDFA, regex_to_dfa
+from brzozowski import LazyDFA, Vocabulary, freeze_long_lived, regex_to_dfa
 from brzozowski.derivatives import derivative_classes, derivative_of_string, matches
 from brzozowski.errors import BrzozowskiError, StateBudgetError
 from brzozowski.lazy import positions
 from brzozowski.syntax import parse
-from brzozowski.terms import K_ALT, concat, intern_table_size, literal, star
+from brzozowski.terms import K_ALT, compl, concat, inter, intern_table_size, literal, star
 
 DEEP = 10_000  # well past Python's default recursion limit of 1,000
 
@@ -197,3 +197,90 @@ def test_the_work_budget_is_a_whole_number():
         LazyDFA("a", max_alternatives=0)
     with pytest.raises(BrzozowskiError, match="max_alternatives"):
         LazyDFA("a", max_alternatives=1.5)
+
+
+def test_wide_alternations_under_a_complement_or_an_intersection_end_within_the_work_budget():
+    # States of ~R and R & [a-z ]* are never alternations at their top, so a budget on the top
+    # alone let them grow like R's (10 s for the first 1,000 states, unbounded with the default
+    # max_states): the budget must see alternations inside a state too.
+    nested = parse("(.{0,100}){0,100}")
+    text = _words(1, 2_000)
+    for term in (compl(nested), inter(nested, parse("[a-z ]*")), star(concat(nested, literal(b"x")))):
+        lazy = LazyDFA(term, max_states=400)
+        with pytest.raises(StateBudgetError, match="max_alternatives"):
+            lazy.matches(text)
+        assert lazy.n_states < 200
+    # The same shapes, small: the budget admits them and their languages are right.
+    small = parse("(.{0,3}){0,3}")
+    outside, both = LazyDFA(compl(small)), LazyDFA(inter(small, parse("[a-z ]*")))
+    for n in range(14):
+        assert outside.matches(b"a" * n) == (n > 9)
+        assert both.matches(b"a" * n) == (n <= 9) and not both.matches(b"A" * (n + 1))
+
+
+def _tracked_from(root: object) -> int:
+    """How many objects the garbage collector tracks among those `root` reaches (without entering
+    classes, modules and functions, which live as long as the interpreter)."""
+    seen, stack = {id(root)}, [root]
+    skipped = (type, type(sys), type(_words), type(len))
+    while stack:
+        for child in gc.get_referents(stack.pop()):
+            if id(child) not in seen and gc.is_tracked(child) and not isinstance(child, skipped):
+                seen.add(id(child))
+                stack.append(child)
+    return len(seen)
+
+
+def test_a_vocabulary_costs_the_collector_the_same_few_objects_whatever_its_size():
+    # Full collections traverse every tracked object: a vocabulary lives as long as the server, so
+    # its tables must be arrays, not one Python object per token or trie node.
+    def vocabulary(n_tokens: int) -> Vocabulary:
+        rng = random.Random(n_tokens)
+        tokens = {bytes(rng.choice(b"abcdefgh {}:,\"0123") for _ in range(rng.randint(1, 8)))
+                  for _ in range(n_tokens)}
+        return Vocabulary(sorted(tokens) + [None], eos_id=len(tokens))
+
+    gc.collect()  # tuples of untracked objects (token bytes) stop being tracked at a collection
+    small, large = vocabulary(500), vocabulary(40_000)
+    gc.collect()
+    assert _tracked_from(large) == _tracked_from(small) < 200
+
+
+def test_freezing_long_lived_objects_collects_the_garbage_first_and_later_patterns_still_die():
+    class Cycle:
+        pass
+
+    garbage = Cycle()
+    garbage.itself = garbage
+    dead_before = weakref.ref(garbage)
+    del garbage
+    try:
+        frozen = freeze_long_lived()
+        assert frozen == gc.get_freeze_count() > 0
+        assert dead_before() is None  # collected, not frozen forever
+        assert len(gc.get_objects()) < frozen
+        lazy = LazyDFA("frozen-then-dropped-(?:[a-f]{1,3}|q+)*z")
+        probe = weakref.ref(lazy.term(lazy.step(0, b"frozen-then-dropped-ab")))
+        del lazy
+        gc.collect()
+        assert probe() is None
+    finally:
+        gc.unfreeze()
+
+
+def test_two_thousand_dropped_compilations_leave_bounded_memos_and_no_terms():
+    from brzozowski import alphabet
+
+    gc.collect()
+    baseline = intern_table_size()
+    for i in range(2_000):  # distinct byte sets, so distinct partitions and meets every time
+        lo, width = i % 200, 1 + i % 37
+        dfa = regex_to_dfa(f"k{i}[\\x{lo:02x}-\\x{lo + width:02x}]{{1,{1 + i % 5}}}(x|[\\x{lo + 9:02x}y])*")
+        assert dfa.matches(f"k{i}".encode() + bytes([lo]) + b"x")
+    assert len(alphabet._PARTITIONS) <= alphabet.MAX_PARTITION_MEMO
+    assert len(alphabet._MEETS) <= alphabet.MAX_PARTITION_MEMO
+    assert len(alphabet._BYTE_CLASSES) <= alphabet.MAX_BYTE_CLASSES
+    assert alphabet.MAX_PARTITION_MEMO * 1024 <= 8 * 2**20  # ~1 kB per entry: a few MB at most
+    del dfa
+    gc.collect()
+    assert intern_table_size() <= baseline + 10

@@ -4,6 +4,7 @@ derivative classes (a partition of the bytes whose members give the same derivat
 from __future__ import annotations
 
 import copy
+import gc
 import re
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from brzozowski.derivatives import derivative, derivative_classes, derivative_of_string, matches
 from brzozowski.syntax import parse
+from brzozowski import terms as store
 from brzozowski.terms import (
     ALL_BYTES,
     EMPTY,
@@ -19,7 +21,9 @@ from brzozowski.terms import (
     alt,
     byte,
     byte_set,
+    compl,
     concat,
+    inter,
     intern_table_size,
     literal,
     repeat,
@@ -40,6 +44,45 @@ def test_interning_makes_identity_equality():
     concat(a, star(b))
     assert intern_table_size() == size
     assert copy.deepcopy(concat(a, b)) is concat(a, b)
+
+
+def test_a_dead_terms_callback_never_removes_the_term_that_took_its_key():
+    # A term dies; before its callback runs, another thread builds the same term again under the
+    # same key. The late callback must leave the new term's entry alone.
+    live = literal(b"the-key-is-taken-again")
+    key = (store.K_CONCAT, live.children[0].id, live.children[1].id)
+    assert store._TABLE[key]() is live
+
+    class Mortal:
+        pass
+
+    mortal = Mortal()
+    late = store._Entry(mortal, None)
+    late.key = key
+    del mortal
+    gc.collect()
+    assert late() is None
+    store._forget(late)  # the late callback of the dead twin
+    assert store._TABLE[key]() is live
+    assert concat(byte(ord("t")), live.children[1]) is live
+
+
+def test_a_dead_term_leaves_the_table():
+    term = literal(b"this-term-will-die")
+    key = (store.K_CONCAT, term.children[0].id, term.children[1].id)
+    assert key in store._TABLE
+    del term
+    gc.collect()
+    assert key not in store._TABLE
+
+
+def test_widest_is_the_widest_alternation_anywhere_inside():
+    wide = parse("x|yy|zzz|(ab)*")  # four operands
+    assert wide.widest == 4 and byte(1).widest == 0 and literal(b"abc").widest == 0
+    assert alt(a, b, c).widest == 0  # one merged byte set, no alternation
+    assert concat(a, wide).widest == 4 and star(wide).widest == 4 and repeat(wide, 2, 5).widest == 4
+    assert compl(wide).widest == 4 and inter(star(a), compl(concat(wide, b))).widest == 4
+    assert alt(wide, parse("q(r|ss)")).widest == 5  # flattened: x, yy, zzz, (ab)*, q(r|ss)
 
 
 def test_alternation_normal_form():
