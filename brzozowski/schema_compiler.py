@@ -28,6 +28,33 @@ How the JSON values are written:
 - ``closed_objects=True``: an object schema that lists properties and does not say
   ``additionalProperties`` gets only its listed properties (what tool calling wants).
 
+Complements (``not``, overlapping ``oneOf``, ``if``/``then``/``else``, ``maxContains``; issue 12).
+A term is narrower than its schema (key order, spellings, exponents), so ``~T`` could hold documents
+the schema allows. Complements are therefore taken only of *exact* terms, within a universe C:
+
+- C (`_Compiler.universe`): the JSON values in this writing, nesting at most ``max_depth``, whose
+  numbers have no exponent and, with a fraction, a non-zero last digit and at most 15 digits (so no
+  C text is an integer-valued float: ``5.0`` and ``5.0000000000000001`` are integers to
+  ``jsonschema``); every string spelling; every object text (any key order). Where a complement
+  is written, the values stay in C, and ``--explain`` says so at that pointer.
+- `_Compiler.complete` builds, for a subschema without object keywords, format, contains or
+  uniqueItems, a term T with C ∩ Valid(S) ⊆ T ⊆ Valid(S): enum/const strings in every spelling,
+  numbers by their value (bounds by the rounding midpoint), arrays of such items, any object as
+  its type alone. Then C ∖ T is exactly the documents of C that fail S. Anything else raises
+  `_Inexact` with the pointer and keyword of the narrowing.
+- Objects are negated *structurally* (`_Compiler.negations`): failing ``{properties, required}``
+  is a union of cases — a required name missing (``properties: {k: false}``), a present property
+  failing its schema (``not`` of it, recursively), the other keywords' ``not`` — and each case is
+  *merged* into the enclosing schema, so the result is one object in the merged property order
+  (said in ``--explain``), not an intersection of two orders. Combinators by De Morgan.
+- ``not S`` = rest ∖ S; ``oneOf`` = ⋃ᵢ (rest ∧ Bᵢ ∧ not anyOf(Bⱼ, j ≠ i)); ``if``/``then``/
+  ``else`` = (rest ∧ if ∧ then) ∪ (rest ∧ not if ∧ else); ``maxContains``: each item decided by
+  the exact ``contains`` term, counted. A subschema that is neither exact nor structurally
+  negatable is refused at the narrowing's pointer.
+
+>>> lazy = compile_json_schema({"oneOf": [{"type": "integer"}, {"minimum": 0}]})
+>>> [lazy.matches(t) for t in (b"5", b"-1", b"2.5", b"5.0")]
+[False, True, True, False]
 >>> lazy = compile_json_schema({"type": "object", "properties": {"n": {"type": "integer"}},
 ...                             "required": ["n"]}, separators=(", ", ": "))
 >>> lazy.matches(b'{"n": 3}'), lazy.matches(b'{"n":3}')
@@ -576,17 +603,20 @@ class _Compiler:
 
     def _exact_leaf(self, ptr: str, build, place: tuple[str, str] | None = None, **keywords) -> Term:
         """A leaf term, or `_Inexact` at the keyword of its first narrowing note (or at `place`,
-        a (pointer, keyword) pair). No narrowing within C: "without an exponent" (C has none), and
+        a (pointer, keyword) pair). No narrowing within C: "without an exponent" (C has none),
         "decimals that only round onto the bound" (they lie within 1e-90 of zero, where the only
-        decimal of C is 0, an integer, which the bounds compare exactly)."""
+        decimal of C is 0, an integer, which the bounds compare exactly), and "multipleOf k: only
+        integers" for an integer k (a fraction of C is never integer-valued, so never a multiple)."""
         notes: list[str] = []
         try:
             term = build(notes=notes, **keywords)
         except SchemaError as e:
             raise _Inexact(place[0] if place else ptr, place[1] if place else e.keyword, e.message) from None
         for text in notes:
+            integer_divisor = isinstance(keywords.get("multiple_of"), int)
             if not (text.endswith("numbers are written without an exponent") or "satisfies" in text
-                    or "decimals that only round onto the bound" in text):
+                    or "decimals that only round onto the bound" in text
+                    or (integer_divisor and text.startswith("multipleOf"))):
                 word = text.split(":")[0].split()[0]
                 raise _Inexact(*(place or (pointer_append(ptr, word), word)), text)
         return term
@@ -725,9 +755,18 @@ class _Compiler:
             elif key == "properties" and isinstance(value, dict):
                 cases += [[{"type": "object", "required": [name], "properties": {name: {"not": sub}}}]
                           for name, sub in value.items() if not _is_true(sub)]
+            elif key == "additionalProperties" and _is_true(value):
+                continue
+            elif (key == "additionalProperties" and value is False and not node.get("patternProperties")
+                  and isinstance(node.get("properties", {}), dict)):
+                listed = len(node.get("properties", {}))
+                self.note(where, f"failing additionalProperties: false is written only as an object with "
+                                 f"more than {listed} properties (so one is unlisted)")
+                cases.append([{"type": "object", "minProperties": listed + 1}])
             elif key in _OBJECT_KEYWORDS:
-                raise _Inexact(where, key, f"the complement of {key} is not compiled (only of properties "
-                                           "and required); express the alternatives with properties and required")
+                raise _Inexact(where, key, f"the complement of {key} is not compiled (only of properties, "
+                                           "required and additionalProperties: false); express the "
+                                           "alternatives with properties and required")
             else:
                 plain[key] = value
         if not _is_true(plain):
@@ -1153,16 +1192,25 @@ class _Compiler:
         yes = self._decide(compiled, exact, node["contains"], base, depth - 1, _ALL_TYPES, keep=True)
         no = self._decide(compiled, exact, node["contains"], base, depth - 1, _ALL_TYPES, keep=False)
         sep = self.w.item_sep
-        # after[c]: what may follow an item once c of the items written match contains.
-        after: dict[int, Term] = {}
-        for c in range(at_most, -1, -1):
-            more = concat(sep, yes, after[c + 1]) if c < at_most else EMPTY
-            after[c] = concat(star(concat(sep, no)), alt(EPSILON if c >= at_least else EMPTY, more))
-        inside = alt(concat(no, after[0]), concat(yes, after[1]) if at_most >= 1 else EMPTY)
-        counted = self.w.container("[", inside, at_least == 0, "]")
-        if least > 0 or most is not None:
-            counted = inter(counted, self._sequence([], alt(yes, no), least, most))
-        return counted
+        # after[n, c]: what may follow once n items (capped at `cap`) are written, c of them matching.
+        cap = max(least, 1) if most is None else most
+        after: dict[tuple[int, int], Term] = {}
+        for n in range(cap, 0, -1):
+            for c in range(at_most, -1, -1):
+                end = EPSILON if c >= at_least and n >= least else EMPTY
+                if most is not None and n == most:
+                    after[n, c] = end
+                    continue
+                more = concat(sep, yes, after[min(n + 1, cap), c + 1]) if c < at_most else EMPTY
+                if n == cap:  # most is None: the count of items no longer matters
+                    after[n, c] = concat(star(concat(sep, no)), alt(end, more))
+                else:
+                    after[n, c] = alt(end, more, concat(sep, no, after[n + 1, c]))
+        if cap == 0:
+            inside = EMPTY
+        else:
+            inside = alt(concat(no, after[1, 0]), concat(yes, after[1, 1]) if at_most >= 1 else EMPTY)
+        return self.w.container("[", inside, at_least == 0 and least == 0, "]")
 
     def _sequence(self, prefix: list[Term], rest: Term, least: int, most: int | None) -> Term:
         """``[`` p1, p2, …, then items of `rest` ``]``, least..most items in all."""

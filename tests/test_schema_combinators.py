@@ -59,15 +59,19 @@ CASES = [
      # the branch's properties first, then those of the other branch's failing case
      [b'{"a":1}', b'{"b":"x"}', b'{"b":"y","a":"x"}', b'{"a":1,"b":2}'], [b'{"a":1,"b":"y"}', b"{}", b"1"]),
     ({"type": "object", "properties": {"p": {"not": {"properties": {"x": {"const": 1}}, "required": ["x"]}}}},
-     {}, [b'{"p":{}}', b'{"p":{"x":2}}', b'{"p":3}', b"{}"], [b'{"p":{"x":1}}']),
+     {}, [b'{"p":{}}', b'{"p":{"x":2}}', b"{}"], [b'{"p":{"x":1}}', b'{"p":3}']),
     ({"oneOf": [{"not": {"type": "string"}}, {"anyOf": [{"maxLength": 2}, {"type": "null"}]}]}, {},
-     [b'"abc"', b"1", b"[]"], [b'"ab"', b"null"]),
+     [b'"ab"', b'""'], [b'"abc"', b"1", b"null", b"[]"]),
     ({"if": {"minimum": 10}, "then": {"multipleOf": 5}, "else": {"type": "integer"}, "type": "number"}, {},
      [b"15", b"3", b"-7"], [b"11", b"3.5"]),
     ({"$defs": {"pos": {"exclusiveMinimum": 0}}, "type": "integer", "not": {"$ref": "#/$defs/pos"}}, {},
      [b"0", b"-3"], [b"1"]),
     ({"allOf": [{"not": {"type": "null"}}, {"not": {"type": "boolean"}}], "type": ["null", "boolean", "integer"]},
      {}, [b"1"], [b"null", b"true"]),
+    ({"oneOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False},
+                {"type": "object", "properties": {"b": {}}}]}, {"closed_objects": False},
+     [b'{"b":1,"a":1}', b'{"a":"x"}', b'{"b":1,"c":2}'], [b'{"a":1}', b"{}", b"1"]),
+    ({"not": {"multipleOf": 3}}, {}, [b"4", b"1.5"], [b"3", b"-6", b"3.0", b'"x"']),
     (SHAPE, {"any_whitespace": True}, [b'{ "kind" : "circle" , "radius" : 1 }'], [b'{"kind":"circle"}']),
 ]
 
@@ -107,7 +111,7 @@ def test_explain_names_the_universe_and_the_property_order():
 REFUSED = [
     # (schema, pointer, keyword) of the narrowing that prevents an exact complement
     ({"not": {"type": "string", "format": "email"}}, "/not/format", "format"),
-    ({"oneOf": [{"type": "object", "properties": {"a": {}}, "additionalProperties": False},
+    ({"oneOf": [{"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": "integer"}},
                 {"type": "object", "properties": {"b": {}}}]}, "/oneOf/0/additionalProperties",
      "additionalProperties"),
     ({"not": {"enum": [[1], 2]}}, "/not/enum", "enum"),
