@@ -71,6 +71,9 @@ CASES = [
     ({"oneOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False},
                 {"type": "object", "properties": {"b": {}}}]}, {"closed_objects": False},
      [b'{"b":1,"a":1}', b'{"a":"x"}', b'{"b":1,"c":2}'], [b'{"a":1}', b"{}", b"1"]),
+    # within C, not not S is S (the term constructor cancels U & ~U, so deciding emptiness stays cheap)
+    ({"not": {"not": {"type": "array", "items": {"type": "integer"}, "maxItems": 1}}}, {},
+     [b"[]", b"[3]"], [b'["a"]', b"[1,2]", b"null", b"3"]),
     ({"not": {"multipleOf": 3}}, {}, [b"4", b"1.5"], [b"3", b"-6", b"3.0", b'"x"']),
     (SHAPE, {"any_whitespace": True}, [b'{ "kind" : "circle" , "radius" : 1 }'], [b'{"kind":"circle"}']),
 ]
