@@ -35,7 +35,7 @@ the schema allows. Complements are therefore taken only of *exact* terms, within
 - C (`_Compiler.universe`): the JSON values in this writing, nesting at most ``max_depth``, whose
   numbers have no exponent and, with a fraction, a non-zero last digit and at most 15 digits (so no
   C text is an integer-valued float: ``5.0`` and ``5.0000000000000001`` are integers to
-  ``jsonschema``); every string spelling; every object text (any key order). Where a complement
+  ``jsonschema``); every string spelling; objects as "any JSON value" writes them. Where a complement
   is written, the values stay in C, and ``--explain`` says so at that pointer.
 - `_Compiler.complete` builds, for a subschema without object keywords, format, contains or
   uniqueItems, a term T with C ∩ Valid(S) ⊆ T ⊆ Valid(S): enum/const strings in every spelling,
@@ -269,7 +269,6 @@ class _Compiler:
         self._complete: dict[tuple, Term] = {}
         self._completing: set[tuple] = set()
         self._universe: dict[int, Term] = {}
-        self._loose: dict[int, Term] = {}
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -456,8 +455,10 @@ class _Compiler:
 
         null, true, false; integers; numbers with a fraction whose last digit is not 0 and with at
         most `_C_FRACTION_DIGITS` digits, never an exponent; every string (every spelling); arrays of
-        C; every object text of `loose` (objects are never looked into by a complemented subschema:
-        `complete` refuses object keywords)."""
+        C; objects as "any JSON value" writes them (a complemented subschema never looks into an
+        object: `complete` refuses object keywords, and `_decide` takes objects by their type). Being
+        the very terms the compiler writes elsewhere, they cancel in intersections: no state deep
+        inside a document stays a product of two object languages."""
         found = self._universe.get(depth)
         if found is None:
             digit = byte_set(_DIGIT_BITS)
@@ -471,27 +472,9 @@ class _Compiler:
             if depth > 0:
                 item = self.universe(depth - 1)
                 parts.append(self.w.container("[", concat(item, star(concat(self.w.item_sep, item))), True, "]"))
-                parts.append(self._loose_object(depth))
+                parts.append(self.any_value(depth, frozenset({"object"})))
             found = self._universe[depth] = alt(*parts)
         return found
-
-    def loose(self, depth: int) -> Term:
-        """Every JSON text in this writing (separators, whitespace) nesting at most `depth`: any key
-        order, repeated keys, any number spelling. A superset of what the compiler writes."""
-        found = self._loose.get(depth)
-        if found is None:
-            parts = [literal(b"null"), literal(b"true"), literal(b"false"), json_number_term(),
-                     json_string_term()]
-            if depth > 0:
-                item = self.loose(depth - 1)
-                parts.append(self.w.container("[", concat(item, star(concat(self.w.item_sep, item))), True, "]"))
-                parts.append(self._loose_object(depth))
-            found = self._loose[depth] = alt(*parts)
-        return found
-
-    def _loose_object(self, depth: int) -> Term:
-        member = concat(json_string_term(), self.w.key_sep, self.loose(depth - 1))
-        return self.w.container("{", concat(member, star(concat(self.w.item_sep, member))), True, "}")
 
     def outside(self, term: Term, depth: int) -> Term:
         """C minus `term`: the documents of C that fail a schema whose `complete` term is `term`."""
@@ -557,6 +540,8 @@ class _Compiler:
                                            "accepts; write a pattern instead")
             elif key == "uniqueItems" and value is False:
                 continue
+            elif key in ("contains", "minContains", "maxContains"):
+                continue  # `_complete_array` counts the items that match
             elif key in _OBJECT_KEYWORDS:
                 raise _Inexact(where, key, f"{key}: object keywords are written in one property order, so "
                                            "their language misses objects of other key orders")
@@ -591,7 +576,7 @@ class _Compiler:
         if "array" in types and depth > 0:
             terms.append(self._complete_array(node, ptr, base, depth))
         if "object" in types and depth > 0:
-            terms.append(self._loose_object(depth))
+            terms.append(self.any_value(depth, frozenset({"object"})))
         flat = alt(*terms)
         if "enum" in node or "const" in node:
             values = [node["const"]] if "const" in node else node["enum"]
@@ -652,7 +637,15 @@ class _Compiler:
             most = len(prefix) if most is None else min(most, len(prefix))
         prefix_terms = [self.complete(s, p, base, depth - 1) for s, p in prefix]
         rest = EMPTY if items is False else self.complete(items, items_ptr, base, depth - 1)
-        return self._sequence(prefix_terms, rest, least, most)
+        if "contains" not in node:
+            return self._sequence(prefix_terms, rest, least, most)
+        if prefix:
+            raise _Inexact(pointer_append(ptr, "contains"), "contains", "contains beside prefixItems")
+        at_least = self._count(node, ptr, "minContains")
+        contained = self.complete(node["contains"], pointer_append(ptr, "contains"), base, depth - 1)
+        return self._counting(inter(rest, contained), inter(rest, self.outside(contained, depth - 1)),
+                              1 if at_least is None else at_least, self._count(node, ptr, "maxContains"),
+                              least, most)
 
     def _looks_into_arrays(self, node: Any, base: str, seen: set | None = None) -> bool:
         """Whether an exact subschema has an array keyword anywhere in place (if not, every array
@@ -1191,17 +1184,30 @@ class _Compiler:
 
         yes = self._decide(compiled, exact, node["contains"], base, depth - 1, _ALL_TYPES, keep=True)
         no = self._decide(compiled, exact, node["contains"], base, depth - 1, _ALL_TYPES, keep=False)
+        return self._counting(yes, no, at_least, at_most, least, most)
+
+    def _counting(self, yes: Term, no: Term, at_least: int, at_most: int | None, least: int,
+                  most: int | None) -> Term:
+        """Arrays of `least`..`most` items, each from `yes` or `no` (disjoint), at_least..at_most
+        of them from `yes` (at_most None: no upper bound)."""
         sep = self.w.item_sep
+        top = at_least if at_most is None else at_most  # matches counted up to here
         # after[n, c]: what may follow once n items (capped at `cap`) are written, c of them matching.
         cap = max(least, 1) if most is None else most
         after: dict[tuple[int, int], Term] = {}
         for n in range(cap, 0, -1):
-            for c in range(at_most, -1, -1):
+            for c in range(top, -1, -1):
                 end = EPSILON if c >= at_least and n >= least else EMPTY
                 if most is not None and n == most:
                     after[n, c] = end
                     continue
-                more = concat(sep, yes, after[min(n + 1, cap), c + 1]) if c < at_most else EMPTY
+                if n == cap and c == top and at_most is None:  # enough matches, and items: any
+                    after[n, c] = concat(star(concat(sep, alt(yes, no))), end)
+                    continue
+                if c < top:
+                    more = concat(sep, yes, after[min(n + 1, cap), c + 1])
+                else:
+                    more = EMPTY if at_most is not None else concat(sep, yes, after[min(n + 1, cap), c])
                 if n == cap:  # most is None: the count of items no longer matters
                     after[n, c] = concat(star(concat(sep, no)), alt(end, more))
                 else:
@@ -1209,7 +1215,7 @@ class _Compiler:
         if cap == 0:
             inside = EMPTY
         else:
-            inside = alt(concat(no, after[1, 0]), concat(yes, after[1, 1]) if at_most >= 1 else EMPTY)
+            inside = alt(concat(no, after[1, 0]), concat(yes, after[1, min(1, top)]) if at_most != 0 else EMPTY)
         return self.w.container("[", inside, at_least == 0 and least == 0, "]")
 
     def _sequence(self, prefix: list[Term], rest: Term, least: int, most: int | None) -> Term:

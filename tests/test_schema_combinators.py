@@ -124,7 +124,7 @@ REFUSED = [
     ({"if": {"type": "object", "minProperties": 2}, "then": {"required": ["a"]}}, "/if/minProperties",
      "minProperties"),
     ({"not": {"type": "array", "uniqueItems": True}}, "/not/uniqueItems", "uniqueItems"),
-    ({"not": {"type": "array", "contains": {"type": "null"}}}, "/not/contains", "contains"),
+    ({"not": {"prefixItems": [{}], "contains": {"type": "null"}}}, "/not/contains", "contains"),
 ]
 
 
@@ -195,7 +195,7 @@ _values = st.recursive(
 @given(schema=combinator_schemas, values=st.lists(_values, max_size=12), seed=st.integers(0, 1000))
 def test_random_combinator_schemas_are_sound(schema, values, seed):
     try:
-        lazy = compile_json_schema(schema, max_depth=3)
+        lazy = compile_json_schema(schema, max_depth=2)
     except SchemaError as e:
         # Every leaf here has an exact complement: the only refusal left is a schema nothing satisfies.
         assert "no document satisfies" in str(e), (schema, e)
