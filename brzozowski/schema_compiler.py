@@ -51,6 +51,11 @@ the schema allows. Complements are therefore taken only of *exact* terms, within
   ``else`` = (rest ∧ if ∧ then) ∪ (rest ∧ not if ∧ else); ``maxContains``: each item decided by
   the exact ``contains`` term, counted. A subschema that is neither exact nor structurally
   negatable is refused at the narrowing's pointer.
+- Weak spot: the complement of an *array* schema that looks into its items is a product of the
+  written array language and C's (their numbers differ) all the way down; a state whose language
+  is empty (e.g. ``not`` of ``minContains: 2`` once two items matched) must search that product,
+  which grows with ``max_depth`` and can end in `StateBudgetError` (never a wrong answer).
+  Objects and scalars do not have this cost.
 
 >>> lazy = compile_json_schema({"oneOf": [{"type": "integer"}, {"minimum": 0}]})
 >>> [lazy.matches(t) for t in (b"5", b"-1", b"2.5", b"5.0")]
@@ -632,7 +637,8 @@ class _Compiler:
             prefix = [(s, pointer_append(items_ptr, i)) for i, s in enumerate(items)]
             items, items_ptr = node.get("additionalItems", True), pointer_append(ptr, "additionalItems")
         elif isinstance(node.get("prefixItems"), list):
-            prefix = [(s, pointer_append(pointer_append(ptr, "prefixItems"), i)) for i, s in enumerate(node["prefixItems"])]
+            where = pointer_append(ptr, "prefixItems")
+            prefix = [(s, pointer_append(where, i)) for i, s in enumerate(node["prefixItems"])]
         if items is False:
             most = len(prefix) if most is None else min(most, len(prefix))
         prefix_terms = [self.complete(s, p, base, depth - 1) for s, p in prefix]
