@@ -33,7 +33,7 @@ CASES = [
     # (schema, options, accepted, refused): every listed document is checked against jsonschema too.
     ({"oneOf": [{"type": "integer"}, {"minimum": 0}]}, {},
      [b"-1", b"2.5", b"0.5", b'"x"', b"null", b"[1]", b"{}", b'{"a":1e5}'],
-     [b"5", b"0", b"5.0", b"-1.5"]),
+     [b"5", b"0", b"5.0", b"-1.5", b"5.0000000000000001", b"1e0"]),
     ({"not": {"enum": ["a", 1, None]}}, {},
      [b'"b"', b"2", b"1.5", b"[]", b'{"a":1}', b'"aa"'],
      [b'"a"', b'"\\u0061"', b"1", b"null"]),
@@ -124,6 +124,10 @@ REFUSED = [
     ({"if": {"type": "object", "minProperties": 2}, "then": {"required": ["a"]}}, "/if/minProperties",
      "minProperties"),
     ({"not": {"type": "array", "uniqueItems": True}}, "/not/uniqueItems", "uniqueItems"),
+    # a failing subschema evaluates no property: its cases must not make "bar" evaluated
+    ({"type": "object", "properties": {"foo": {"type": "string"}}, "unevaluatedProperties": False,
+      "not": {"not": {"properties": {"bar": {"const": "bar"}}, "required": ["bar"]}}},
+     "/unevaluatedProperties", "unevaluatedProperties"),
     ({"not": {"prefixItems": [{}], "contains": {"type": "null"}}}, "/not/contains", "contains"),
 ]
 
