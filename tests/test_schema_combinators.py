@@ -202,8 +202,12 @@ def test_random_combinator_schemas_are_sound(schema, values, seed):
     try:
         lazy = compile_json_schema(schema, max_depth=2)
     except SchemaError as e:
-        # Every leaf here has an exact complement: the only refusal left is a schema nothing satisfies.
-        assert "no document satisfies" in str(e), (schema, e)
+        # Every leaf here is complemented exactly or negated structurally; what is left: a schema
+        # nothing satisfies, or object properties under maxContains (counted items need an exact
+        # contains, and objects are only negated structurally, inside not/oneOf/if).
+        assert all("no document satisfies" in p.message
+                   or (p.keyword == "properties" and p.message.startswith("maxContains"))
+                   for p in e.problems), (schema, e)
         return
     assert_sound(schema, lazy, seed=seed, walks=15, edits=True)
     check = validator(schema)
