@@ -28,6 +28,38 @@ How the JSON values are written:
 - ``closed_objects=True``: an object schema that lists properties and does not say
   ``additionalProperties`` gets only its listed properties (what tool calling wants).
 
+Complements (``not``, overlapping ``oneOf``, ``if``/``then``/``else``, ``maxContains``; issue 12).
+A term is narrower than its schema (key order, spellings, exponents), so ``~T`` could hold documents
+the schema allows. Complements are therefore taken only of *exact* terms, within a universe C:
+
+- C (`_Compiler.universe`): the JSON values in this writing, nesting at most ``max_depth``, whose
+  numbers have no exponent and, with a fraction, a non-zero last digit and at most 15 digits (so no
+  C text is an integer-valued float: ``5.0`` and ``5.0000000000000001`` are integers to
+  ``jsonschema``); every string spelling; objects as "any JSON value" writes them. Where a complement
+  is written, the values stay in C, and ``--explain`` says so at that pointer.
+- `_Compiler.complete` builds, for a subschema without object keywords, format, contains or
+  uniqueItems, a term T with C ∩ Valid(S) ⊆ T ⊆ Valid(S): enum/const strings in every spelling,
+  numbers by their value (bounds by the rounding midpoint), arrays of such items, any object as
+  its type alone. Then C ∖ T is exactly the documents of C that fail S. Anything else raises
+  `_Inexact` with the pointer and keyword of the narrowing.
+- Objects are negated *structurally* (`_Compiler.negations`): failing ``{properties, required}``
+  is a union of cases — a required name missing (``properties: {k: false}``), a present property
+  failing its schema (``not`` of it, recursively), the other keywords' ``not`` — and each case is
+  *merged* into the enclosing schema, so the result is one object in the merged property order
+  (said in ``--explain``), not an intersection of two orders. Combinators by De Morgan.
+- ``not S`` = rest ∖ S; ``oneOf`` = ⋃ᵢ (rest ∧ Bᵢ ∧ not anyOf(Bⱼ, j ≠ i)); ``if``/``then``/
+  ``else`` = (rest ∧ if ∧ then) ∪ (rest ∧ not if ∧ else); ``maxContains``: each item decided by
+  the exact ``contains`` term, counted. A subschema that is neither exact nor structurally
+  negatable is refused at the narrowing's pointer.
+- Weak spot: the complement of an *array* schema that looks into its items is a product of the
+  written array language and C's (their numbers differ) all the way down; a state whose language
+  is empty (e.g. ``not`` of ``minContains: 2`` once two items matched) must search that product,
+  which grows with ``max_depth`` and can end in `StateBudgetError` (never a wrong answer).
+  Objects and scalars do not have this cost.
+
+>>> lazy = compile_json_schema({"oneOf": [{"type": "integer"}, {"minimum": 0}]})
+>>> [lazy.matches(t) for t in (b"5", b"-1", b"2.5", b"5.0")]
+[False, True, True, False]
 >>> lazy = compile_json_schema({"type": "object", "properties": {"n": {"type": "integer"}},
 ...                             "required": ["n"]}, separators=(", ", ": "))
 >>> lazy.matches(b'{"n": 3}'), lazy.matches(b'{"n":3}')
@@ -39,17 +71,20 @@ RFC 8259 (JSON); RFC 6901 (JSON Pointer).
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import re
 from typing import Any
 
 from .derivatives import derivative, matches
 from .errors import ArgumentError, SchemaError, SchemaProblem
 from .json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
+from .json_strings import encoded_chars
 from .lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
-from .schema_merge import ANNOTATIONS, Unmergeable, json_equal, merge_schemas
+from .schema_merge import ANNOTATIONS, MAX_ANYOF_PRODUCT, Unmergeable, json_equal, merge_schemas
 from .schema_refs import SchemaIndex, child_base, pointer_append
-from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, inter, literal, repeat, star
+from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, compl, concat, inter, literal, repeat, star
 
 __all__ = ["DEFAULT_MAX_DEPTH", "MAX_WHITESPACE", "compile_json_schema", "explain_json_schema",
            "json_schema_term"]
@@ -103,6 +138,34 @@ _STANDARD_FORMATS = frozenset({
     "json-pointer", "relative-json-pointer", "regex",
 })
 _ISSUE_12 = "needs intersection or complement of languages (issue 12), not available yet"
+
+#: JSON's decimal digits, and the texts of the numbers of the universe C (see `_Compiler.universe`).
+_DIGIT_BITS = sum(1 << b for b in b"0123456789")
+_C_FRACTION_DIGITS = 15
+"""A number of C with a fraction has at most this many digits: a decimal of at most 15 significant
+digits round-trips through a double (DBL_DIG = 15), so ``json.loads`` never turns a C text with a
+non-zero fraction into an integer-valued float (``5.0000000000000001`` would be ``5.0``: an integer
+for ``jsonschema``)."""
+_UNIVERSE_NOTE = ("complement taken within the universe C: numbers there have no exponent, and those "
+                  f"with a fraction have a non-zero last digit and at most {_C_FRACTION_DIGITS} digits "
+                  "(also inside arrays); other values are written as elsewhere")
+#: The keywords whose complement `_Compiler.complete` can take exactly, beside the combinators.
+_EXACT_KEYWORDS = frozenset({"type", "enum", "const", "minLength", "maxLength", "pattern", "minimum",
+                             "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "items",
+                             "prefixItems", "additionalItems", "minItems", "maxItems", "then", "else"})
+#: How deep `_Compiler.negations` follows $ref, allOf, anyOf, oneOf and if in place.
+_MAX_NEGATION_HOPS = 40
+
+
+class _Inexact(Exception):
+    """A subschema's term would miss documents of C it allows, so its complement would be unsound:
+    `pointer` and `keyword` name the narrowing, `reason` says what it is."""
+
+    def __init__(self, pointer: str, keyword: str | None, reason: str) -> None:
+        super().__init__(reason)
+        self.pointer = pointer
+        self.keyword = keyword
+        self.reason = reason
 
 
 def _is_true(schema: Any) -> bool:
@@ -208,6 +271,9 @@ class _Compiler:
         self._memo: dict[tuple, Term] = {}
         self._active: set[tuple] = set()
         self._keep: list[Any] = []  # merged schemas: alive, so their ids stay unique in the memo
+        self._complete: dict[tuple, Term] = {}
+        self._completing: set[tuple] = set()
+        self._universe: dict[int, Term] = {}
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -271,28 +337,18 @@ class _Compiler:
         if "anyOf" in node:
             return self._union(node, "anyOf", ptr, base, depth, types)
         if "oneOf" in node:
-            if not self._disjoint(node["oneOf"], base):
-                return self.refuse(pointer_append(ptr, "oneOf"), "oneOf",
-                                   f"oneOf with branches that may overlap {_ISSUE_12}; write anyOf "
-                                   "if the branches cannot overlap, or give them different types "
-                                   "or a const discriminator property")
-            self.note(pointer_append(ptr, "oneOf"), "oneOf compiled as anyOf: the branches are disjoint")
-            return self._union(node, "oneOf", ptr, base, depth, types)
+            if self._disjoint(node["oneOf"], base):
+                self.note(pointer_append(ptr, "oneOf"), "oneOf compiled as anyOf: the branches are disjoint")
+                return self._union(node, "oneOf", ptr, base, depth, types)
+            return self._one_of(node, ptr, base, depth, types)
         if "not" in node:
-            negated = node["not"]
-            if _is_true(negated):
-                return EMPTY
-            if negated is not False:
-                return self.refuse(pointer_append(ptr, "not"), "not",
-                                   f"not {_ISSUE_12}; write the allowed values positively (enum, type)")
+            return self._not(node, ptr, base, depth, types)
         if "if" in node and (node["if"] is False or _is_true(node["if"])):
             chosen = node.get("then" if node["if"] is not False else "else", True)
             rest = {k: v for k, v in node.items() if k not in ("if", "then", "else")}
             return self.merged_term([rest, chosen], ptr, base, depth, types)
         if "if" in node and ("then" in node or "else" in node):
-            return self.refuse(pointer_append(ptr, "if"), "if",
-                               f"if/then/else {_ISSUE_12}; write anyOf of the two cases with disjoint "
-                               "conditions (e.g. a const discriminator)")
+            return self._if_then_else(node, ptr, base, depth, types)
         dependent = self._dependent_schemas(node)
         if dependent and "object" in types:
             return self._split_dependent(node, dependent, ptr, base, depth, types)
@@ -396,6 +452,409 @@ class _Compiler:
             else:
                 terms.append(self.merged_term([rest, branch], bptr, base, depth, types))
         return alt(*terms)
+
+    # -- complement: not, overlapping oneOf, if/then/else, maxContains (issue 12) -------------------
+
+    def universe(self, depth: int) -> Term:
+        """C: the JSON values (nesting at most `depth`) in which complements are taken.
+
+        null, true, false; integers; numbers with a fraction whose last digit is not 0 and with at
+        most `_C_FRACTION_DIGITS` digits, never an exponent; every string (every spelling); arrays of
+        C; objects as "any JSON value" writes them (a complemented subschema never looks into an
+        object: `complete` refuses object keywords, and `_decide` takes objects by their type). Being
+        the very terms the compiler writes elsewhere, they cancel in intersections: no state deep
+        inside a document stays a product of two object languages."""
+        found = self._universe.get(depth)
+        if found is None:
+            digit = byte_set(_DIGIT_BITS)
+            minus = alt(EPSILON, byte(ord("-")))
+            natural = alt(byte(ord("0")), concat(byte_set(_DIGIT_BITS & ~(1 << ord("0"))), star(digit)))
+            fraction = concat(minus, natural, byte(ord(".")), star(digit),
+                              byte_set(_DIGIT_BITS & ~(1 << ord("0"))))
+            short = concat(minus, repeat(byte_set(_DIGIT_BITS | (1 << ord("."))), 2, _C_FRACTION_DIGITS + 1))
+            parts = [literal(b"null"), literal(b"true"), literal(b"false"), concat(minus, natural),
+                     inter(fraction, short), json_string_term()]
+            if depth > 0:
+                item = self.universe(depth - 1)
+                parts.append(self.w.container("[", concat(item, star(concat(self.w.item_sep, item))), True, "]"))
+                parts.append(self.any_value(depth, frozenset({"object"})))
+            found = self._universe[depth] = alt(*parts)
+        return found
+
+    def outside(self, term: Term, depth: int) -> Term:
+        """C minus `term`: the documents of C that fail a schema whose `complete` term is `term`."""
+        return inter(self.universe(depth), compl(term))
+
+    def complete(self, node: Any, ptr: str, base: str, depth: int) -> Term:
+        """A term T with C ∩ Valid(node) ⊆ T ⊆ Valid(node): its complement within C is exact.
+
+        Raises `_Inexact` naming the first keyword whose language would miss some document of C
+        (object keywords, format, contains, uniqueItems, enum values that are arrays or objects,
+        numeric bounds that are rounded), so the caller can refuse or negate structurally.
+        """
+        if node is True:
+            return self.universe(depth)
+        if node is False:
+            return EMPTY
+        if not isinstance(node, dict):
+            raise _Inexact(ptr, None, "not a schema")
+        key = (id(node), base, depth)
+        found = self._complete.get(key)
+        if found is not None:
+            return found
+        if key in self._completing or len(self._completing) > 400:
+            raise _Inexact(ptr, "$ref", "a $ref cycle without an array in between")
+        self._completing.add(key)
+        try:
+            found = self._complete_schema(node, ptr, child_base(base, node), depth)
+        finally:
+            self._completing.discard(key)
+        self._complete[key] = found
+        return found
+
+    def _complete_schema(self, node: dict, ptr: str, base: str, depth: int) -> Term:
+        parts: list[Term] = []
+        for key, value in node.items():
+            where = pointer_append(ptr, key)
+            if key in ANNOTATIONS or key in _EXACT_KEYWORDS:
+                continue
+            if key == "$ref":
+                try:
+                    target, target_ptr, target_base = self.index.resolve(value, base, where)
+                except SchemaError as e:
+                    raise _Inexact(e.pointer, e.keyword, e.message) from None
+                parts.append(self.complete(target, target_ptr, target_base, depth))
+            elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list) and value:
+                terms = [self.complete(sub, pointer_append(where, i), base, depth) for i, sub in enumerate(value)]
+                if key == "allOf":
+                    parts.extend(terms)
+                elif key == "anyOf":
+                    parts.append(alt(*terms))
+                else:
+                    parts.append(alt(*(inter(t, *(self.outside(u, depth) for j, u in enumerate(terms) if j != i))
+                                       for i, t in enumerate(terms))))
+            elif key == "not":
+                parts.append(self.outside(self.complete(value, where, base, depth), depth))
+            elif key == "if":
+                condition = self.complete(value, where, base, depth)
+                then = self.complete(node.get("then", True), pointer_append(ptr, "then"), base, depth)
+                otherwise = self.complete(node.get("else", True), pointer_append(ptr, "else"), base, depth)
+                parts.append(alt(inter(condition, then), inter(self.outside(condition, depth), otherwise)))
+            elif key == "format":
+                raise _Inexact(where, key, "a format's language is narrower than what FormatChecker "
+                                           "accepts; write a pattern instead")
+            elif key == "uniqueItems" and value is False:
+                continue
+            elif key in ("contains", "minContains", "maxContains"):
+                continue  # `_complete_array` counts the items that match
+            elif key in _OBJECT_KEYWORDS:
+                raise _Inexact(where, key, f"{key}: object keywords are written in one property order, so "
+                                           "their language misses objects of other key orders")
+            elif key in _HANDLED or key in _REFUSED or not self.ignore_unknown:
+                raise _Inexact(where, key, f"{key} is compiled narrower than it validates")
+        parts.append(self._complete_flat(node, ptr, base, depth))
+        return inter(*parts)
+
+    def _complete_flat(self, node: dict, ptr: str, base: str, depth: int) -> Term:
+        """The type, enum/const and leaf keywords of `node`, every document of C they allow."""
+        types = _ALL_TYPES
+        if "type" in node:
+            given = node["type"]
+            names = [given] if isinstance(given, str) else given
+            if not isinstance(names, list) or not all(isinstance(n, str) and n in TYPES for n in names):
+                raise _Inexact(pointer_append(ptr, "type"), "type", "not a valid type")
+            types = _expand(names)
+        terms = []
+        if "null" in types:
+            terms.append(literal(b"null"))
+        if "boolean" in types:
+            terms.append(alt(literal(b"true"), literal(b"false")))
+        if "number" in types or "integer" in types:
+            bounds = self._bounds(node, ptr)
+            if bounds is None:
+                raise _Inexact(ptr, None, "invalid numeric keywords")
+            build = json_number_term if "number" in types else json_integer_term
+            terms.append(self._exact_leaf(ptr, build, **bounds))
+        if "string" in types:
+            terms.append(self._exact_leaf(ptr, json_string_term, min_length=node.get("minLength", 0),
+                                          max_length=node.get("maxLength"), pattern=node.get("pattern")))
+        if "array" in types and depth > 0:
+            terms.append(self._complete_array(node, ptr, base, depth))
+        if "object" in types and depth > 0:
+            terms.append(self.any_value(depth, frozenset({"object"})))
+        flat = alt(*terms)
+        if "enum" in node or "const" in node:
+            values = [node["const"]] if "const" in node else node["enum"]
+            if not isinstance(values, list):
+                raise _Inexact(pointer_append(ptr, "enum"), "enum", "enum must be a list")
+            keyword = "const" if "const" in node else "enum"
+            flat = inter(flat, alt(*(self._every_spelling(v, pointer_append(ptr, keyword), keyword) for v in values)))
+        return flat
+
+    def _exact_leaf(self, ptr: str, build, place: tuple[str, str] | None = None, **keywords) -> Term:
+        """A leaf term, or `_Inexact` at the keyword of its first narrowing note (or at `place`,
+        a (pointer, keyword) pair). No narrowing within C: "without an exponent" (C has none),
+        "decimals that only round onto the bound" (they lie within 1e-90 of zero, where the only
+        decimal of C is 0, an integer, which the bounds compare exactly), and "multipleOf k: only
+        integers" for an integer k (a fraction of C is never integer-valued, so never a multiple)."""
+        notes: list[str] = []
+        try:
+            term = build(notes=notes, **keywords)
+        except SchemaError as e:
+            raise _Inexact(place[0] if place else ptr, place[1] if place else e.keyword, e.message) from None
+        for text in notes:
+            integer_divisor = isinstance(keywords.get("multiple_of"), int)
+            if not (text.endswith("numbers are written without an exponent") or "satisfies" in text
+                    or "decimals that only round onto the bound" in text
+                    or (integer_divisor and text.startswith("multipleOf"))):
+                word = text.split(":")[0].split()[0]
+                raise _Inexact(*(place or (pointer_append(ptr, word), word)), text)
+        return term
+
+    def _every_spelling(self, value: Any, ptr: str, keyword: str) -> Term:
+        """Every text of C that ``jsonschema`` finds equal to the scalar `value`."""
+        if value is None:
+            return literal(b"null")
+        if isinstance(value, bool):
+            return literal(b"true" if value else b"false")
+        if isinstance(value, str):
+            if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+                raise _Inexact(ptr, keyword, "a string with a lone surrogate")
+            quote = byte(0x22)
+            return concat(quote, *(encoded_chars(((ord(c), ord(c)),)) for c in value), quote)
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            return self._exact_leaf(ptr, json_number_term, (ptr, keyword), minimum=value, maximum=value)
+        raise _Inexact(ptr, keyword, f"{keyword} values that are arrays or objects are written in one "
+                                     "spelling and key order; list scalar values, or negate by properties")
+
+    def _complete_array(self, node: dict, ptr: str, base: str, depth: int) -> Term:
+        least = self._count(node, ptr, "minItems") or 0
+        most = self._count(node, ptr, "maxItems")
+        items = node.get("items", True)
+        prefix: list[tuple[Any, str]] = []
+        items_ptr = pointer_append(ptr, "items")
+        if isinstance(items, list):
+            prefix = [(s, pointer_append(items_ptr, i)) for i, s in enumerate(items)]
+            items, items_ptr = node.get("additionalItems", True), pointer_append(ptr, "additionalItems")
+        elif isinstance(node.get("prefixItems"), list):
+            where = pointer_append(ptr, "prefixItems")
+            prefix = [(s, pointer_append(where, i)) for i, s in enumerate(node["prefixItems"])]
+        if items is False:
+            most = len(prefix) if most is None else min(most, len(prefix))
+        prefix_terms = [self.complete(s, p, base, depth - 1) for s, p in prefix]
+        rest = EMPTY if items is False else self.complete(items, items_ptr, base, depth - 1)
+        if "contains" not in node:
+            return self._sequence(prefix_terms, rest, least, most)
+        if prefix:
+            raise _Inexact(pointer_append(ptr, "contains"), "contains", "contains beside prefixItems")
+        at_least = self._count(node, ptr, "minContains")
+        contained = self.complete(node["contains"], pointer_append(ptr, "contains"), base, depth - 1)
+        return self._counting(inter(rest, contained), inter(rest, self.outside(contained, depth - 1)),
+                              1 if at_least is None else at_least, self._count(node, ptr, "maxContains"),
+                              least, most)
+
+    def _looks_into_arrays(self, node: Any, base: str, seen: set | None = None) -> bool:
+        """Whether an exact subschema has an array keyword anywhere in place (if not, every array
+        satisfies it or none does)."""
+        seen = set() if seen is None else seen
+        if not isinstance(node, dict) or id(node) in seen:
+            return False
+        seen.add(id(node))
+        if any(k in node for k in _ARRAY_KEYWORDS if k != "uniqueItems") or node.get("uniqueItems") is True:
+            return True
+        if any(isinstance(v, (list, dict)) for v in node.get("enum", []) if isinstance(node.get("enum"), list)):
+            return True
+        if isinstance(node.get("const"), (list, dict)):
+            return True
+        subs = [node.get(k) for k in ("not", "if", "then", "else")]
+        subs += [s for k in ("allOf", "anyOf", "oneOf") if isinstance(node.get(k), list) for s in node[k]]
+        if "$ref" in node:
+            try:
+                subs.append(self.index.resolve(node["$ref"], child_base(base, node))[0])
+            except SchemaError:
+                return True
+        return any(self._looks_into_arrays(sub, base, seen) for sub in subs)
+
+    def _decide(self, compiled, exact: Term, node: Any, base: str, depth: int, types: frozenset,
+                keep: bool) -> Term:
+        """The documents of `compiled(types)` that satisfy (`keep`) or fail the exact subschema
+        `node` (its `complete` term `exact`). Objects are decided by their type alone (an exact
+        subschema has no object keywords), arrays too when it has no array keywords; the rest is
+        intersected with `exact` or its complement within C."""
+        side = exact if keep else self.outside(exact, depth)
+        parts = [inter(compiled(types - {"array", "object"}), side)]
+        for kind, empty in (("object", b"{}"), ("array", b"[]")):
+            if kind not in types or depth == 0:
+                continue
+            if kind == "array" and self._looks_into_arrays(node, base):
+                parts.append(inter(compiled(frozenset({kind})), side))
+            elif matches(exact, empty) == keep:
+                parts.append(compiled(frozenset({kind})))
+        return alt(*parts)
+
+    def _exact_or_refuse(self, node: Any, ptr: str, base: str, depth: int, keyword: str) -> Term | None:
+        """`complete`, or None after refusing with the narrowing that prevents the complement."""
+        try:
+            return self.complete(node, ptr, base, depth)
+        except _Inexact as e:
+            self.refuse(e.pointer, e.keyword, f"{keyword} needs the complement of the subschema at "
+                                              f"{ptr or '(root)'}, which cannot be exact: {e.reason}")
+            return None
+
+    def negations(self, node: Any, ptr: str, base: str, depth: int, hops: int = 0) -> list[list[Any]]:
+        """Cases whose union is the documents failing `node`: each case a list of schemas that,
+        merged with the enclosing schema, imply the failure. An exact subschema is one case
+        ``[{"not": node}]``; otherwise it is split structurally: ``required`` name k missing
+        (``properties: {k: false}``), a present property k failing its schema (``not`` of it, again
+        split if need be), and the other keywords' ``not``; combinators by De Morgan.
+        Raises `_Inexact` where neither works."""
+        if _is_true(node):
+            return []
+        if node is False:
+            return [[]]
+        try:
+            self.complete(node, ptr, base, depth)
+            return [[{"not": node}]]
+        except _Inexact as e:
+            if not isinstance(node, dict) or hops > _MAX_NEGATION_HOPS or child_base(base, node) != base:
+                raise
+            first = e
+        cases: list[list[Any]] = []
+        plain: dict[str, Any] = {}
+        for key, value in node.items():
+            where = pointer_append(ptr, key)
+            if key in ANNOTATIONS or key in ("then", "else"):
+                continue
+            if key == "$ref":
+                try:
+                    target, target_ptr, target_base = self.index.resolve(value, base, where)
+                except SchemaError as e:
+                    raise _Inexact(e.pointer, e.keyword, e.message) from None
+                if target_base != base:
+                    raise first
+                cases += self.negations(target, target_ptr, base, depth, hops + 1)
+            elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list) and value:
+                each = [self.negations(sub, pointer_append(where, i), base, depth, hops + 1)
+                        for i, sub in enumerate(value)]
+                if key == "allOf":
+                    cases += [case for alternatives in each for case in alternatives]
+                else:
+                    cases += self._all_fail(each, where)
+                    if key == "oneOf":
+                        cases += [[a, b] for i, a in enumerate(value) for b in value[i + 1:]]
+            elif key == "not":
+                cases.append([value])
+            elif key == "if":
+                then = self.negations(node.get("then", True), pointer_append(ptr, "then"), base, depth, hops + 1)
+                otherwise = self.negations(node.get("else", True), pointer_append(ptr, "else"), base, depth, hops + 1)
+                cases += [[value, *case] for case in then]
+                cases += [a + b for a in self.negations(value, where, base, depth, hops + 1) for b in otherwise]
+            elif key == "required" and isinstance(value, list) and all(isinstance(n, str) for n in value):
+                cases += [[{"type": "object", "properties": {name: False}}] for name in value]
+            elif key == "properties" and isinstance(value, dict):
+                cases += [[{"type": "object", "required": [name], "properties": {name: {"not": sub}}}]
+                          for name, sub in value.items() if not _is_true(sub)]
+            elif key == "additionalProperties" and _is_true(value):
+                continue
+            elif (key == "additionalProperties" and value is False and not node.get("patternProperties")
+                  and isinstance(node.get("properties", {}), dict)):
+                listed = len(node.get("properties", {}))
+                self.note(where, f"failing additionalProperties: false is written only as an object with "
+                                 f"more than {listed} properties (so one is unlisted)")
+                cases.append([{"type": "object", "minProperties": listed + 1}])
+            elif key in _OBJECT_KEYWORDS:
+                raise _Inexact(where, key, f"the complement of {key} is not compiled (only of properties, "
+                                           "required and additionalProperties: false); express the "
+                                           "alternatives with properties and required")
+            else:
+                plain[key] = value
+        if not _is_true(plain):
+            self._keep.append(plain)
+            self.complete(plain, ptr, base, depth)  # raises where the other keywords are not exact
+            cases.append([{"not": plain}])
+        if len(cases) > MAX_ANYOF_PRODUCT:
+            raise _Inexact(ptr, None, f"its complement has {len(cases)} cases, over the limit of {MAX_ANYOF_PRODUCT}")
+        self._keep.append(cases)
+        return cases
+
+    def _all_fail(self, each: list[list[list[Any]]], where: str) -> list[list[Any]]:
+        """The cases where every branch fails: one case of each branch's, merged together."""
+        total = math.prod(len(cases) for cases in each)
+        if total > MAX_ANYOF_PRODUCT:
+            raise _Inexact(where, where.rsplit("/", 1)[-1], f"failing every branch makes {total} cases, "
+                                                           f"over the limit of {MAX_ANYOF_PRODUCT}")
+        return [[schema for case in combination for schema in case] for combination in itertools.product(*each)]
+
+    def _negated_or_refuse(self, node: Any, ptr: str, base: str, depth: int, keyword: str) -> bool:
+        """Whether `node` can be negated (exactly, or structurally); refuses where it cannot."""
+        try:
+            self.negations(node, ptr, base, depth)
+            return True
+        except _Inexact as e:
+            self.refuse(e.pointer, e.keyword, f"{keyword} needs the documents failing the subschema at "
+                                              f"{ptr or '(root)'}, which cannot be compiled exactly: {e.reason}")
+            return False
+
+    def _not(self, node: dict, ptr: str, base: str, depth: int, types: frozenset) -> Term:
+        """``not``: within C minus the subschema's exact term, or, where that term is not exact
+        (objects with properties), as the cases of `negations` merged into the schema at hand."""
+        negated, where = node["not"], pointer_append(ptr, "not")
+        rest = {k: v for k, v in node.items() if k != "not"}
+        self._keep.append(rest)
+        if negated is False:
+            return self.term(rest, ptr, base, depth, types)
+        if _is_true(negated):
+            return EMPTY
+        try:
+            exact = self.complete(negated, where, base, depth)
+        except _Inexact:
+            if not self._negated_or_refuse(negated, where, base, depth, "not"):
+                return EMPTY
+            if not _is_true(rest.get("unevaluatedProperties", True)):
+                # The cases list properties, but a failing subschema evaluates none.
+                return self.refuse(pointer_append(ptr, "unevaluatedProperties"), "unevaluatedProperties",
+                                   "unevaluatedProperties beside not, if/then/else or oneOf over object "
+                                   "properties: write additionalProperties, or the properties, instead")
+            self.note(where, "not: compiled as the cases that fail it (a required property missing, a "
+                             "property failing its schema), each merged into this schema: one object, "
+                             "in this schema's property order")
+            return alt(*(self.merged_term([rest, *case], ptr, base, depth, types)
+                         for case in self.negations(negated, where, base, depth)))
+        self.note(where, _UNIVERSE_NOTE)
+        return self._decide(lambda kinds: self.term(rest, ptr, base, depth, kinds), exact, negated, base,
+                            depth, types, keep=False)
+
+    def _one_of(self, node: dict, ptr: str, base: str, depth: int, types: frozenset) -> Term:
+        """Overlapping ``oneOf``: ⋃ᵢ (branch i and not any other branch), each merged with the rest."""
+        branches, where = node["oneOf"], pointer_append(ptr, "oneOf")
+        if not isinstance(branches, list) or not branches:
+            return self.refuse(where, "oneOf", "oneOf must be a non-empty list of schemas")
+        if not all([self._negated_or_refuse(b, pointer_append(where, i), base, depth, "oneOf")
+                    for i, b in enumerate(branches)]):
+            return EMPTY
+        rest = {k: v for k, v in node.items() if k != "oneOf"}
+        self._keep.append(rest)
+        self.note(where, "oneOf: each branch merged with the complement of the others (a not of their "
+                         "anyOf) and with this schema, in this schema's property order")
+        terms = []
+        for i, branch in enumerate(branches):
+            others = [{"not": b} for j, b in enumerate(branches) if j != i]
+            self._keep.append(others)
+            terms.append(self.merged_term([rest, branch, *others], pointer_append(where, i), base, depth, types))
+        return alt(*terms)
+
+    def _if_then_else(self, node: dict, ptr: str, base: str, depth: int, types: frozenset) -> Term:
+        """(if and then) or (not if and else), each merged with the rest of the schema."""
+        condition, where = node["if"], pointer_append(ptr, "if")
+        if not self._negated_or_refuse(condition, where, base, depth, "if"):
+            return EMPTY
+        rest = {k: v for k, v in node.items() if k not in ("if", "then", "else")}
+        negated = {"not": condition}
+        self._keep.extend([rest, negated])
+        self.note(where, "if/then/else: (if and then) or (not if and else), each merged into this "
+                         "schema: one object, in the merged property order")
+        return alt(self.merged_term([rest, condition, node.get("then", True)], ptr, base, depth, types),
+                   self.merged_term([rest, negated, node.get("else", True)], ptr, base, depth, types))
 
     def _types_of(self, node: Any, base: str, hops: int = 0) -> frozenset:
         """The JSON types a schema can possibly allow (an over-approximation)."""
@@ -526,6 +985,11 @@ class _Compiler:
                 candidates = [(const, pointer_append(ptr, "const"))]
         rest = {k: v for k, v in node.items() if k not in ("enum", "const")}
         self._keep.append(rest)
+        # Values of a type outside `types` are left out exactly (the caller splits by type): no note.
+        candidates = [(v, p) for v, p in candidates if types & frozenset(_type_of(v))]
+        types = types & frozenset(t for v, _ in candidates for t in _type_of(v))
+        if not candidates:
+            return EMPTY
         others = self.term(rest, ptr, base, depth, types)
         kept: list[Term] = []
         for value, where in candidates:
@@ -573,7 +1037,8 @@ class _Compiler:
         return self._leaf(ptr, json_string_term, min_length=node.get("minLength", 0),
                           max_length=node.get("maxLength"), pattern=node.get("pattern"), format=fmt)
 
-    def _number(self, node: dict, ptr: str, kind: str) -> Term:
+    def _bounds(self, node: dict, ptr: str) -> dict[str, Any] | None:
+        """The numeric keywords as `json_number_term` arguments, or None after refusing a bad one."""
         given = {keyword: node.get(keyword) for keyword in _NUMBER_KEYWORDS}
         for plain, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
             if given[exclusive] is True:  # draft 4: a flag that makes minimum/maximum exclusive
@@ -585,8 +1050,15 @@ class _Compiler:
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                return self.refuse(pointer_append(ptr, keyword), keyword, f"{keyword} must be a number, got {value!r}")
+                self.refuse(pointer_append(ptr, keyword), keyword, f"{keyword} must be a number, got {value!r}")
+                return None
             bounds[_NUMBER_ARGUMENTS[keyword]] = value
+        return bounds
+
+    def _number(self, node: dict, ptr: str, kind: str) -> Term:
+        bounds = self._bounds(node, ptr)
+        if bounds is None:
+            return EMPTY
         build = json_number_term if kind == "number" else json_integer_term
         return self._leaf(ptr, build, **bounds)
 
@@ -628,6 +1100,11 @@ class _Compiler:
         rest = EMPTY if items is False else self.term(items, items_ptr, base, depth - 1)
         if unique:
             return self._unique(node, ptr, base, items, rest, least, most)
+        if "contains" in node and "maxContains" in node:
+            if prefix:
+                return self.refuse(pointer_append(ptr, "contains"), "contains", "contains and maxContains "
+                                   "beside prefixItems: write the matching items into prefixItems instead")
+            return self._counted(node, ptr, base, depth, items, items_ptr, least, most)
         if "contains" in node:
             contained = self._contains(node, ptr, base, depth, prefix, items)
             if contained is None:
@@ -683,10 +1160,6 @@ class _Compiler:
         where = pointer_append(ptr, "contains")
         at_least = self._count(node, ptr, "minContains")
         at_least = 1 if at_least is None else at_least
-        if "maxContains" in node:
-            self.refuse(pointer_append(ptr, "maxContains"), "maxContains",
-                        f"maxContains {_ISSUE_12} (items that do not match contains); drop it")
-            return None
         if at_least == 0:
             return []
         if prefix:
@@ -695,6 +1168,61 @@ class _Compiler:
             return None
         self.note(where, f"the {at_least} item(s) that match contains are written first")
         return [self._merged_term([items, node["contains"]], where, base, depth - 1)] * at_least
+
+    def _counted(self, node: dict, ptr: str, base: str, depth: int, items: Any, items_ptr: str, least: int,
+                 most: int | None) -> Term:
+        """contains with maxContains: each item satisfies contains (Y) or fails it (N), decided with
+        the exact term of contains; minContains..maxContains of them are Y, in any position."""
+        where = pointer_append(ptr, "contains")
+        at_least = self._count(node, ptr, "minContains")
+        at_least = 1 if at_least is None else at_least
+        at_most = self._count(node, ptr, "maxContains")
+        exact = self._exact_or_refuse(node["contains"], where, base, depth - 1, "maxContains")
+        if exact is None or at_most is None:
+            return EMPTY
+        if at_least > at_most:
+            self.note(where, "minContains is above maxContains: no array is written")
+            return EMPTY
+        self.note(where, f"contains with maxContains: {_UNIVERSE_NOTE}")
+
+        def compiled(kinds: frozenset) -> Term:
+            return EMPTY if items is False else self.term(items, items_ptr, base, depth - 1, kinds)
+
+        yes = self._decide(compiled, exact, node["contains"], base, depth - 1, _ALL_TYPES, keep=True)
+        no = self._decide(compiled, exact, node["contains"], base, depth - 1, _ALL_TYPES, keep=False)
+        return self._counting(yes, no, at_least, at_most, least, most)
+
+    def _counting(self, yes: Term, no: Term, at_least: int, at_most: int | None, least: int,
+                  most: int | None) -> Term:
+        """Arrays of `least`..`most` items, each from `yes` or `no` (disjoint), at_least..at_most
+        of them from `yes` (at_most None: no upper bound)."""
+        sep = self.w.item_sep
+        top = at_least if at_most is None else at_most  # matches counted up to here
+        # after[n, c]: what may follow once n items (capped at `cap`) are written, c of them matching.
+        cap = max(least, 1) if most is None else most
+        after: dict[tuple[int, int], Term] = {}
+        for n in range(cap, 0, -1):
+            for c in range(top, -1, -1):
+                end = EPSILON if c >= at_least and n >= least else EMPTY
+                if most is not None and n == most:
+                    after[n, c] = end
+                    continue
+                if n == cap and c == top and at_most is None:  # enough matches, and items: any
+                    after[n, c] = concat(star(concat(sep, alt(yes, no))), end)
+                    continue
+                if c < top:
+                    more = concat(sep, yes, after[min(n + 1, cap), c + 1])
+                else:
+                    more = EMPTY if at_most is not None else concat(sep, yes, after[min(n + 1, cap), c])
+                if n == cap:  # most is None: the count of items no longer matters
+                    after[n, c] = concat(star(concat(sep, no)), alt(end, more))
+                else:
+                    after[n, c] = alt(end, more, concat(sep, no, after[n + 1, c]))
+        if cap == 0:
+            inside = EMPTY
+        else:
+            inside = alt(concat(no, after[1, 0]), concat(yes, after[1, min(1, top)]) if at_most != 0 else EMPTY)
+        return self.w.container("[", inside, at_least == 0 and least == 0, "]")
 
     def _sequence(self, prefix: list[Term], rest: Term, least: int, most: int | None) -> Term:
         """``[`` p1, p2, …, then items of `rest` ``]``, least..most items in all."""

@@ -15,6 +15,7 @@ terms). Keywords merge the way the validation rules compose:
   ``{"properties": {"a": …}, "additionalProperties": false}`` merged with a part listing ``b``
   forbids ``b``, exactly as the validator does;
 - ``anyOf`` in several parts: the ``anyOf`` of every combination (at most `MAX_ANYOF_PRODUCT`);
+- ``not`` in several parts: one ``not`` of their ``anyOf`` (failing each is failing their union);
 - a keyword given by one part only is taken as it is; equal values are kept once; anything else
   (two different ``pattern``s, ``patternProperties`` beside another part's properties, ...) is
   `Unmergeable`.
@@ -151,6 +152,8 @@ def _merge_values(key: str, values: list[Any]) -> Any:
     if key == "dependentRequired":
         return {name: list(dict.fromkeys(n for v in values for n in v.get(name, [])))
                 for name in dict.fromkeys(k for v in values for k in v)}
+    if key == "not":
+        return {"anyOf": values}
     if key == "anyOf":
         combinations = math.prod(len(v) for v in values)
         if combinations > MAX_ANYOF_PRODUCT:

@@ -11,7 +11,7 @@ returns a *normal form* in the sense of Owens, Reppy and Turon (2009):
 - a bounded repeat ``r{m,n}`` stays one node; ``r{0,0} = ε``, ``r{1,1} = r``, ``r{0,1} = r|ε``,
   ``r{0,} = r*``, and a nullable ``r`` makes ``r{m,n} = r{0,n}``;
 - intersection ``r & s`` is flattened, de-duplicated and sorted like alternation, its byte-set
-  operands intersected into one; ``r & ∅ = ∅``, ``r & ~∅ = r``, ``ε & r`` is ε or ∅ (as r is
+  operands intersected into one; ``r & ∅ = ∅``, ``r & ~∅ = r``, ``r & ~r = ∅``, ``ε & r`` is ε or ∅ (as r is
   nullable or not), and an intersection that no byte can start is ε or ∅ (as it is nullable or not);
 - complement ``~r`` (all byte strings not in r): ``~~r = r``, ``~∅ = [\x00-\xff]*`` and back.
 
@@ -376,6 +376,8 @@ def inter(*terms: Term) -> Term:
         operands[merged.id] = merged
     if len(operands) <= 1:
         return next(iter(operands.values())) if operands else ANYTHING
+    if any(t.kind == K_COMPL and t.children[0].id in operands for t in operands.values()):
+        return EMPTY  # r & ~r (complements of a universe within itself arise in schema terms)
     ordered = tuple([operands[i] for i in sorted(operands)])
     nullable = all(t.nullable for t in ordered)
     if EPSILON.id in operands:  # ε & r is ε if r is nullable, else ∅
