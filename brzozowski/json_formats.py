@@ -12,7 +12,11 @@ installed). Where the language is narrower than the format, `NARROWER` says how;
 - ``email``: a dot-atom local part ``@`` a hostname.
 - ``hostname``: RFC 1123 labels (letters, digits, inner hyphens), at most 253 characters.
 - ``ipv4``: dotted quad without leading zeros; ``ipv6``: RFC 4291 text forms (the checker refuses zone ids too).
-- ``uuid``: 8-4-4-4-12 hex digits; ``uri``, ``uri-reference``: RFC 3986.
+- ``uuid``: 8-4-4-4-12 hex digits; ``uri``, ``uri-reference``: RFC 3986; ``iri``, ``iri-reference``:
+  the URI forms (every URI is an IRI, RFC 3987).
+- ``json-pointer``: RFC 6901; ``relative-json-pointer``: a level count, then ``#`` or a JSON pointer.
+- ``regex``: a regular subset of the patterns Python's ``re`` compiles (what the checker calls):
+  arbitrary patterns need balanced nesting, which no automaton can count.
 
 >>> from brzozowski.derivatives import matches
 >>> date, fewest, most = parse_format("date")
@@ -21,8 +25,8 @@ installed). Where the language is narrower than the format, `NARROWER` says how;
 >>> fewest, most
 (10, 10)
 
-References: RFC 3339 §5.6, RFC 3986 §3 and Appendix A, RFC 4291 §2.2, RFC 1123 §2.1, RFC 5322
-§3.4.1 (dot-atom), ISO 8601 (durations).
+References: RFC 3339 §5.6, RFC 3986 §3 and Appendix A, RFC 3987, RFC 4291 §2.2, RFC 1123 §2.1, RFC 5322
+§3.4.1 (dot-atom), RFC 6901 (JSON Pointer), draft-handrews-relative-json-pointer-01, ISO 8601 (durations).
 """
 
 from __future__ import annotations
@@ -91,6 +95,23 @@ _RELATIVE_REF = (
     rf"(?://{_AUTHORITY}{_PATH_ABEMPTY}|{_PATH_ABSOLUTE}|{_SEGMENT_NZ_NC}(?:/{_SEGMENT})*)?{_QUERY_FRAGMENT}"
 )
 
+_JSON_POINTER = r"(?:/(?:[^/~]|~[01])*)*"
+#: The level count as the checker reads it: no digit may follow a 0 (so 10 is a count, 100 is not).
+_RELATIVE_JSON_POINTER = rf"(?:0|[1-9]+0?)(?:#|{_JSON_POINTER})"
+
+# A regular subset of the patterns Python's ``re`` compiles (the checker calls ``re.compile``):
+# literal characters, escaped metacharacters and class escapes, ``.``, classes without ranges,
+# groups one level deep, quantifiers ``* + ?`` (lazy or not) on those, anchors never quantified.
+_RE_LITERAL = r"[^\\^$.|?*+()\[\]{}]"
+_RE_ESCAPE = r"\\[\\^$.|?*+()\[\]{}dDwWsSntrfv]"
+_RE_CLASS = r"\[\^?(?:[^\\\]\[\-^&~|]|\\[\\\]\[\-^dDwWsSntrfv])+\]"
+_RE_ANCHOR = r"(?:\^|\$|\\[bBAZ])"
+_RE_QUANTIFIER = r"(?:[*+?]\??)?"
+_RE_INNER_PIECE = rf"(?:(?:{_RE_LITERAL}|{_RE_ESCAPE}|\.|{_RE_CLASS}){_RE_QUANTIFIER}|{_RE_ANCHOR})"
+_RE_GROUP = rf"\((?:\?:)?{_RE_INNER_PIECE}*(?:\|{_RE_INNER_PIECE}*)*\)"
+_RE_PIECE = rf"(?:(?:{_RE_LITERAL}|{_RE_ESCAPE}|\.|{_RE_CLASS}|{_RE_GROUP}){_RE_QUANTIFIER}|{_RE_ANCHOR})"
+_REGEX = rf"{_RE_PIECE}*(?:\|{_RE_PIECE}*)*"
+
 #: Each implemented format and its (anchored) pattern over the decoded string.
 FORMAT_PATTERNS: dict[str, str] = {
     "date": f"^{_DATE}$",
@@ -104,6 +125,11 @@ FORMAT_PATTERNS: dict[str, str] = {
     "uuid": f"^{_UUID}$",
     "uri": f"^{_URI}$",
     "uri-reference": f"^(?:{_URI}|{_RELATIVE_REF})$",
+    "iri": f"^{_URI}$",
+    "iri-reference": f"^(?:{_URI}|{_RELATIVE_REF})$",
+    "json-pointer": f"^{_JSON_POINTER}$",
+    "relative-json-pointer": f"^{_RELATIVE_JSON_POINTER}$",
+    "regex": f"^{_REGEX}$",
 }
 
 #: How each format's language is narrower than the format, for ``--explain``.
@@ -117,6 +143,13 @@ NARROWER: dict[str, str] = {
     "uuid": "UUIDs are written in the 8-4-4-4-12 form only (the checker also takes extra hyphens and braces)",
     "uri": "URIs use no IPvFuture host literals",
     "uri-reference": "URI references use no IPvFuture host literals",
+    "iri": "IRIs are written as URIs: ASCII only (non-ASCII as %-escapes), no IPvFuture host literals",
+    "iri-reference": "IRI references are written as URI references: ASCII only, no IPvFuture host literals",
+    "relative-json-pointer": "relative JSON pointers count levels in ASCII digits, no digit after a 0 "
+                             "(as the checker reads them: it refuses 100; it also takes other Unicode digits)",
+    "regex": "regular expressions use literal characters, escapes, '.', classes without ranges, groups "
+             "one level deep and the quantifiers * + ? (no ranges, counted repeats, backreferences or "
+             "nested groups: a subset Python's re compiles)",
 }
 
 

@@ -47,10 +47,11 @@ from .constraint import Constraint
 from .errors import BrzozowskiError, VocabularyError
 from .lazy import LazyDFA
 from .masks import TokenIndex
+from .vocabulary import Vocabulary
 
 __all__ = [
     "DEFAULT_MODEL_FILE", "PRECOMPUTE_MAX_STATES", "SHARED_INDEXES", "ConstraintLogitsProcessor", "default_model_path",
-    "llama_vocab", "load_model", "logits_processor", "shared_index",
+    "llama_vocab", "llama_vocabulary", "load_model", "logits_processor", "shared_index",
 ]
 
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -64,6 +65,7 @@ _ATTR_UNKNOWN = 1 << 0
 _ATTR_CONTROL = 1 << 3
 
 _vocabularies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Llama -> (vocab, eos)
+_shared_vocabularies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Llama -> Vocabulary
 
 
 def _llama_cpp():
@@ -136,6 +138,15 @@ def llama_vocab(llm: Any) -> tuple[list[bytes | None], int]:
     return result
 
 
+def llama_vocabulary(llm: Any) -> Vocabulary:
+    """`llama_vocab` of `llm` as one shared `brzozowski.vocabulary.Vocabulary` (its byte trie built
+    once per model object, remembered while the model lives), so each new index costs microseconds."""
+    found = _shared_vocabularies.get(llm)
+    if found is None:
+        found = _shared_vocabularies[llm] = Vocabulary(*llama_vocab(llm))
+    return found
+
+
 class ConstraintLogitsProcessor:
     """A llama-cpp-python logits processor that keeps a generation inside a `TokenIndex`'s language.
 
@@ -194,22 +205,27 @@ def logits_processor(
     schema: Mapping[str, Any] | None = None,
     regex: str | None = None,
     precompute: bool = False,
+    **schema_options: Any,
 ) -> ConstraintLogitsProcessor:
     """A `ConstraintLogitsProcessor` for `llm` under a JSON `schema` or a `regex` (exactly one).
 
-    The schema goes through `brzozowski.schema.json_schema_to_regex` (compact JSON). The
-    `TokenIndex` is shared: processors for the same model and pattern reuse one index and its mask
+    The schema goes through `brzozowski.schema_compiler.compile_json_schema` with `schema_options`
+    (``separators=(", ", ": ")``, ``any_whitespace=True``, ``closed_objects``, ``max_depth``, ...:
+    compact JSON and closed objects by default); a keyword it cannot compile exactly raises
+    `brzozowski.errors.SchemaError`. The `TokenIndex` is shared: processors for the same model and pattern reuse one index and its mask
     cache (the last `SHARED_INDEXES` patterns per model are kept), as an engine shares a compiled
     grammar between requests. By default states are discovered as generations meet them (a
     `brzozowski.lazy.LazyDFA`), so a state's first mask is computed on the token path;
     ``precompute=True`` compiles the canonical DFA and computes every state's mask up front, so
     that no token waits for a cold mask (see `shared_index`).
     """
-    from .schema import json_schema_to_regex
+    from .schema_compiler import compile_json_schema
 
     if (schema is None) == (regex is None):
         raise BrzozowskiError("logits_processor needs exactly one of schema= or regex=")
-    pattern = json_schema_to_regex(dict(schema)) if schema is not None else regex
+    if schema_options and schema is None:
+        raise BrzozowskiError(f"logits_processor: {', '.join(sorted(schema_options))} only apply to schema=")
+    pattern = compile_json_schema(schema, **schema_options) if schema is not None else regex
     return ConstraintLogitsProcessor(shared_index(llm, pattern, precompute))
 
 
@@ -244,14 +260,14 @@ def shared_index(llm: Any, pattern: str | LazyDFA, precompute: bool = False) -> 
     key = (lazy.term(lazy.start) if lazy is not None else pattern, precompute)
     index = per_model.get(key)
     if index is None:
-        vocab, eos = llama_vocab(llm)
+        vocabulary = llama_vocabulary(llm)
         if precompute:
             dfa = regex_to_dfa(key[0])
-            index = TokenIndex(dfa, vocab, eos_id=eos)
+            index = TokenIndex(dfa, vocabulary)
             if dfa.n_states <= PRECOMPUTE_MAX_STATES:
                 for state in range(dfa.n_states):
                     index.mask(state)
         else:
-            index = TokenIndex(lazy if lazy is not None else LazyDFA(pattern), vocab, eos_id=eos)
+            index = TokenIndex(lazy if lazy is not None else LazyDFA(pattern), vocabulary)
         per_model[key] = index
     return index

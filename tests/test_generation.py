@@ -182,7 +182,7 @@ def test_demo_on_the_real_model_side_by_side(capsys):
         assert re.search(r" \d+ tokens +[\d.]+ tok/s ", line), line
         if label == "constrained":  # the one-line documents the constraint produced are valid
             schema = tool_call_schema(names[i // 2], TOOLS[names[i // 2]].parameters)
-            jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(
+            jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(
                 _strict_loads(document.encode()))
             assert "valid (jsonschema)" in line and "% of the model's time per token" in line, line
     assert re.search(r"constrained: 4/4 valid, 4/4 finished within 96 tokens", out), out

@@ -13,6 +13,7 @@ import json
 import math
 import random
 import re
+import warnings
 from collections import deque
 from fractions import Fraction
 
@@ -399,6 +400,12 @@ FORMAT_EXAMPLES = {
     "uri": (["https://example.com/a?b=c#d", "mailto:x@y", "urn:isbn:123", "http://[::1]:80/"],
             ["//example.com", "a b:c", "http://x/%zz"]),
     "uri-reference": (["../a/b?c", "#frag", "", "//host/p", "https://e.com"], ["a b", "%zz"]),
+    "iri": (["https://example.com/a?b=c#d", "urn:isbn:123", "https://e.com/%C3%A4"], ["//example.com", "a b:c"]),
+    "iri-reference": (["../a/b?c", "#frag", "", "//host/p"], ["a b", "%zz"]),
+    "json-pointer": (["", "/", "/a~0b/~1", "//", "/é"], ["a", "/~2", "~", "/a~"]),
+    "relative-json-pointer": (["0", "10#", "1/a~1b", "0/", "9990/x"], ["", "01", "#", "2#x", "0~", "-1", "100", "105#"]),
+    "regex": (["", "a*", "^(?:ab|c)+?$", r"[\d.]+x\.", "|", "()", r"\bé.\Z", "[^\\]]"],
+              ["a**", "^*", "[z-a]", "a{3,2}", "(", "\\", "[^]", r"\Q", r"\b*"]),
 }
 
 
@@ -434,6 +441,18 @@ def test_narrower_formats_are_noted():
     notes = []
     json_string_term(format="date", notes=notes)
     assert notes == []
+
+
+def test_regex_format_walks_compile_with_python_re():
+    """The regex format's language is a subset of what re.compile takes: 400 long random walks."""
+    rng = random.Random(1)
+    lazy = LazyDFA(json_string_term(format="regex"))
+    for _ in range(400):
+        text = walk(lazy, rng, steps=80)
+        pattern = json.loads(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no FutureWarning (nested sets) either
+            re.compile(pattern)
 
 
 @pytest.mark.parametrize("name", sorted(FORMAT_EXAMPLES))

@@ -21,7 +21,8 @@ from brzozowski import TokenIndex, regex_to_dfa
 from brzozowski.demo import TOOLS, generate, tasks_for
 from brzozowski.errors import BrzozowskiError, TokenError, VocabularyError
 from brzozowski.llama import (
-    ConstraintLogitsProcessor, default_model_path, llama_vocab, load_model, logits_processor, shared_index,
+    ConstraintLogitsProcessor, default_model_path, llama_vocab, llama_vocabulary, load_model, logits_processor,
+    shared_index,
 )
 
 SMOLLM2_VOCAB_SIZE = 49152
@@ -159,6 +160,30 @@ def test_processor_in_create_completion_ends_on_eos(llm, vocab):
         logits_processor(llm)
 
 
+def test_processor_for_a_schema_compiles_what_people_write(llm, vocab):
+    """schema= goes through compile_json_schema with its options: $defs/$ref, a format and bounds
+    (which the strict subset refuses), written with json.dumps's default separators."""
+    tokens, _ = vocab
+    schema = {"$defs": {"day": {"type": "string", "format": "date"}},
+              "type": "object", "properties": {"city": {"type": "string", "maxLength": 12},
+                                                "when": {"$ref": "#/$defs/day"},
+                                                "days": {"type": "integer", "minimum": 1, "maximum": 7}},
+              "required": ["city", "when", "days"], "additionalProperties": False}
+    processor = logits_processor(llm, schema=schema, separators=(", ", ": "))
+    out = llm.create_completion("Weather request as JSON:", max_tokens=80, temperature=0.7, seed=5,
+                                logits_processor=llama_cpp.LogitsProcessorList([processor]))
+    text = out["choices"][0]["text"]
+    assert out["choices"][0]["finish_reason"] == "stop", text
+    assert b"".join(tokens[t] for t in processor.tokens) == text.encode()
+    value = json.loads(text)
+    jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+                                    ).validate(value)
+    assert text == json.dumps(value, ensure_ascii=False) or text == json.dumps(value)
+    assert llama_vocabulary(llm) is llama_vocabulary(llm) and processor.index.vocabulary is llama_vocabulary(llm)
+    with pytest.raises(BrzozowskiError, match="separators only apply to schema="):
+        logits_processor(llm, regex="a", separators=(", ", ": "))
+
+
 @pytest.mark.slow
 def test_twenty_constrained_tool_calls_all_finish_and_validate(llm, capsys):
     """20 tool calls over the 4 embedded tools at temperature 0.7: constrained, every one finishes
@@ -171,7 +196,7 @@ def test_twenty_constrained_tool_calls_all_finish_and_validate(llm, capsys):
         bound = generate(llm, task, constrained=True, seed=seed, max_tokens=cap, temperature=0.7)
         assert bound.finished and bound.tokens < cap, (task.title, bound.text)
         value = json.loads(bound.text)
-        jsonschema.Draft202012Validator(task.schema, format_checker=jsonschema.FormatChecker()).validate(value)
+        jsonschema.Draft202012Validator(task.schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(value)
         assert bound.valid, bound.verdict
         documents.append(bound.text)
         free = generate(llm, task, constrained=False, seed=seed, max_tokens=cap, temperature=0.7)
