@@ -18,14 +18,22 @@ llguidance's `LLTokenizer`; ``gc.freeze()`` after that in both):
 Times are the process's CPU time (``time.process_time``; ``--clock wall`` for ``perf_counter``): on
 a shared machine a preempted step is not charged with the other processes' time.
 
-- *time to first mask*: compile the schema + build the index/matcher + the first bitmask. Ours:
-  ``json_schema_to_regex`` (strict) + ``LazyDFA`` + ``TokenIndex(lazy, vocabulary)`` +
-  ``Constraint.bitmask()``; and, when the tree has it, ``compile_json_schema`` the same way.
+- *time to first mask*: compile the schema + build the index/matcher + the first bitmask.
+  Ours (engine ``ours``): ``compile_json_schema(schema, **OURS_OPTIONS)`` (a `LazyDFA` built from
+  terms, no regex text) + ``TokenIndex(lazy, vocabulary)`` + ``Constraint.bitmask()``, with the
+  options that say what llguidance is given: compact separators ``(",", ":")``, no whitespace
+  (``any_whitespace=False``: llguidance's ``whitespace_flexible=False``), open objects where the
+  schema does not close them (``closed_objects=False``: llguidance follows the specification,
+  ``additionalProperties`` absent allows other keys after the listed ones, in schema order), and
+  unknown keywords refused (llguidance's default ``lenient=False``). Engine ``ours-strict``, a
+  secondary column: the strict front door ``json_schema_to_regex`` + ``LazyDFA(regex)``.
   llguidance: ``grammar_from_json_schema`` (compact: no whitespace, "," and ":") + ``LLMatcher`` +
   ``fill_next_token_bitmask``.
 - *a step*: the bitmask of the current state, then advancing by the document's next token
   (EOS last). Pooled percentiles over every step of the schemas both libraries walked; the
   per-schema mean; the median over schemas of the per-schema ratio ours / llguidance.
+- *steps over 10 ms*: each is reported with whether a full (generation 2) garbage collection ran
+  inside it (``gc.callbacks``): those pauses are the collector's, not the mask's.
 - *memory* (ours, a third process under tracemalloc, which slows Python down so it never runs
   where time is measured): what stays allocated after a schema's walk while its index is alive
   (automaton, index, mask cache, and the derivative memo tables the schema filled), the shared
@@ -60,6 +68,9 @@ N_VOCAB = 200019
 PRETOKENIZER = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
                 r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
 LLG_COMPACT = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
+# compile_json_schema's options that give the language llguidance compiles from LLG_COMPACT.
+OURS_OPTIONS = {"separators": (",", ":"), "any_whitespace": False, "closed_objects": False,
+                "unknown_keywords": "refuse"}
 
 # --- the corpus ---------------------------------------------------------------------------------
 
@@ -177,22 +188,29 @@ def prepare(corpus: list[tuple[str, dict]]) -> list[dict]:
 
 
 def _ours_factory():
-    """(make_index(automaton), compilers) for the brzozowski in this tree (old or new API)."""
+    """(make_index(automaton), compilers (schema -> LazyDFA), EOS id) for the brzozowski in this tree."""
     import brzozowski
-    from brzozowski import load_tiktoken_vocab
+    from brzozowski import LazyDFA, Vocabulary, load_tiktoken_vocab
     from brzozowski.masks import TokenIndex
 
-    tokens, eos = load_tiktoken_vocab(VOCAB)
-    if hasattr(brzozowski, "Vocabulary"):
-        vocabulary = brzozowski.Vocabulary(tokens, eos)
-        make = lambda automaton: TokenIndex(automaton, vocabulary)  # noqa: E731
-    else:  # before issue 14: the token list or the shared trie, and the EOS id, per index
-        trie = brzozowski.vocab_trie(tokens)
-        make = lambda automaton: TokenIndex(automaton, trie, eos)  # noqa: E731
-    compilers = {"ours": brzozowski.json_schema_to_regex}
-    if hasattr(brzozowski, "compile_json_schema"):
-        compilers["ours-terms"] = brzozowski.compile_json_schema
-    return make, compilers, eos
+    vocabulary = Vocabulary(*load_tiktoken_vocab(VOCAB))
+    compilers = {
+        "ours": lambda schema: brzozowski.compile_json_schema(schema, **OURS_OPTIONS),
+        "ours-strict": lambda schema: LazyDFA(brzozowski.json_schema_to_regex(schema)),
+    }
+    return lambda automaton: TokenIndex(automaton, vocabulary), compilers, vocabulary.eos_id
+
+
+class _FullCollections:
+    """Counts the full (generation 2) garbage collections, through ``gc.callbacks``."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        gc.callbacks.append(self)
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start" and info["generation"] == 2:
+            self.count += 1
 
 
 def work_ours(items: list[dict], compiler_name: str, memory: bool, clock) -> list[dict]:
@@ -202,6 +220,7 @@ def work_ours(items: list[dict], compiler_name: str, memory: bool, clock) -> lis
 
     make, compilers, eos = _ours_factory()
     compile_schema = compilers[compiler_name]
+    collections = _FullCollections()
     Constraint(make(LazyDFA("q"))).bitmask()  # one-time process costs (imports, numpy's first calls)
     if memory:  # the shared per-vocabulary tables are counted once, apart: build them all first
         try:
@@ -222,7 +241,7 @@ def work_ours(items: list[dict], compiler_name: str, memory: bool, clock) -> lis
         before = tracemalloc.get_traced_memory()[0] if memory else 0
         start = clock()
         try:
-            automaton = LazyDFA(compile_schema(item["schema"]))
+            automaton = compile_schema(item["schema"])
             constraint = Constraint(make(automaton))
             constraint.bitmask()
         except ValueError as e:  # BrzozowskiError: a refused schema
@@ -231,14 +250,18 @@ def work_ours(items: list[dict], compiler_name: str, memory: bool, clock) -> lis
             continue
         row["first"] = clock() - start
         if item["tokens"] is not None:
-            steps = []
+            steps, slow = [], []
             try:
                 for tok in item["tokens"] + [eos]:
                     t0 = clock()
+                    collected = collections.count
                     constraint.bitmask()
                     constraint.advance(tok)
                     steps.append(clock() - t0)
+                    if steps[-1] > 0.01:
+                        slow.append([steps[-1], collections.count > collected])
                 row["steps"] = steps
+                row["slow"] = slow
             except ValueError as e:
                 row["walk_refused"] = f"step {len(steps)}: {str(e)[:120]}"
         if memory:
@@ -352,7 +375,8 @@ def report(items: list[dict], results: dict[str, list[dict]], vocab_bytes: int |
                          C.fmt_ratio(_pct(pooled_ours, q) / _pct(pooled_llg, q))])
         rows.append(["pooled step max", C.fmt_ms(max(pooled_ours, default=None)),
                      C.fmt_ms(max(pooled_llg, default=None)), ""])
-        rows.append(["steps over 10 ms", str(sum(s > 0.01 for s in pooled_ours)),
+        slow = [s for n in walked for s in ours[n].get("slow", [])]
+        rows.append(["steps over 10 ms", f"{len(slow)} ({sum(full for _, full in slow)} with a full GC inside)",
                      str(sum(s > 0.01 for s in pooled_llg)), f"of {len(pooled_ours)}"])
         print(C.table(["figure", engine, "llguidance", "ratio ours / llguidance"], rows))
         print()
@@ -402,6 +426,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N schemas")
     parser.add_argument("--synthetic-only", action="store_true", help="leave the corpus folder out")
     parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--no-strict", action="store_true",
+                        help="leave out the secondary column (the strict json_schema_to_regex front door)")
     parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
                         help="time.process_time (default: preemption on a shared machine is not "
                              "charged) or time.perf_counter")
@@ -416,10 +442,8 @@ def main() -> None:
         0 if folder is not None and folder.is_dir() else 300)
     corpus = load_corpus(folder, synthetic)[: args.limit]
     items = prepare(corpus)
-    import brzozowski
-
-    engines = ["ours"] + (["ours-terms"] if hasattr(brzozowski, "compile_json_schema") else [])
-    runs = ["llguidance"] + engines + ([] if args.no_memory else [e + "-memory" for e in engines])
+    engines = ["ours"] + ([] if args.no_strict else ["ours-strict"])
+    runs = ["llguidance"] + engines + ([] if args.no_memory else ["ours-memory"])
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "items.json"

@@ -309,7 +309,23 @@ class _Compiler:
         return result
 
     def any_value(self, depth: int, types: frozenset = _ALL_TYPES) -> Term:
-        return self.term(_ANY, "", self.index.root_base, depth, types)
+        """Any JSON value of `types` nesting at most `depth` levels, written as this writer writes.
+
+        The same for every schema compiled with the same punctuation, so it is built once per
+        process (`_ANY_VALUES`, with the notes it makes) by a compiler of its own: open objects and
+        values without a schema would otherwise rebuild its ~30,000 terms in every compilation."""
+        key = (self.w.item_sep, self.w.key_sep, depth, types)
+        found = _ANY_VALUES.get(key)
+        if found is None:
+            alone = _Compiler(_ANY, self.w, self.closed, "refuse", self.max_depth)
+            found = (alone.term(_ANY, "", alone.index.root_base, depth, types), list(alone.notes))
+            if len(_ANY_VALUES) >= MAX_ANY_VALUES:
+                _ANY_VALUES.clear()
+            _ANY_VALUES[key] = found
+        term, notes = found
+        for text in notes:
+            self.notes.setdefault(text, None)
+        return term
 
     def _schema(self, node: dict, ptr: str, base: str, depth: int, types: frozenset) -> Term:
         for key in node:
@@ -990,7 +1006,7 @@ class _Compiler:
         types = types & frozenset(t for v, _ in candidates for t in _type_of(v))
         if not candidates:
             return EMPTY
-        others = self.term(rest, ptr, base, depth, types)
+        others = self.term(rest, ptr, base, depth, types) if rest else self.any_value(depth, types)
         kept: list[Term] = []
         for value, where in candidates:
             try:
@@ -1461,6 +1477,12 @@ class _Pieces:
 
 
 _ANY: dict = {}  # the schema of any JSON value; one object, so "any value" is memoized once per depth
+
+MAX_ANY_VALUES = 64
+"""How many "any JSON value" terms (one per punctuation, depth and set of types) `_ANY_VALUES` keeps
+before it is emptied: a handful per writer in practice. An emptied cache costs time, never results."""
+
+_ANY_VALUES: dict[tuple, tuple[Term, list[str]]] = {}
 
 
 def _expand(names: Any) -> frozenset:
