@@ -528,6 +528,13 @@ class _Compiler:
         self._complete[key] = found
         return found
 
+    def _resolve_or_inexact(self, ref: Any, base: str, where: str) -> tuple[Any, str, str]:
+        """`SchemaIndex.resolve`, with an unresolvable reference reported as `_Inexact`."""
+        try:
+            return self.index.resolve(ref, base, where)
+        except SchemaError as e:
+            raise _Inexact(e.pointer, e.keyword, e.message) from None
+
     def _complete_schema(self, node: dict, ptr: str, base: str, depth: int) -> Term:
         parts: list[Term] = []
         for key, value in node.items():
@@ -535,10 +542,7 @@ class _Compiler:
             if key in ANNOTATIONS or key in _EXACT_KEYWORDS:
                 continue
             if key == "$ref":
-                try:
-                    target, target_ptr, target_base = self.index.resolve(value, base, where)
-                except SchemaError as e:
-                    raise _Inexact(e.pointer, e.keyword, e.message) from None
+                target, target_ptr, target_base = self._resolve_or_inexact(value, base, where)
                 parts.append(self.complete(target, target_ptr, target_base, depth))
             elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list) and value:
                 terms = [self.complete(sub, pointer_append(where, i), base, depth) for i, sub in enumerate(value)]
@@ -575,16 +579,11 @@ class _Compiler:
         """The type, enum/const and leaf keywords of `node`, every document of C they allow."""
         types = _ALL_TYPES
         if "type" in node:
-            given = node["type"]
-            names = [given] if isinstance(given, str) else given
-            if not isinstance(names, list) or not all(isinstance(n, str) and n in TYPES for n in names):
+            names = _type_names(node["type"])
+            if names is None:
                 raise _Inexact(pointer_append(ptr, "type"), "type", "not a valid type")
             types = _expand(names)
-        terms = []
-        if "null" in types:
-            terms.append(literal(b"null"))
-        if "boolean" in types:
-            terms.append(alt(literal(b"true"), literal(b"false")))
+        terms = _scalar_literals(types)
         if "number" in types or "integer" in types:
             bounds = self._bounds(node, ptr)
             if bounds is None:
@@ -742,10 +741,7 @@ class _Compiler:
             if key in ANNOTATIONS or key in ("then", "else"):
                 continue
             if key == "$ref":
-                try:
-                    target, target_ptr, target_base = self.index.resolve(value, base, where)
-                except SchemaError as e:
-                    raise _Inexact(e.pointer, e.keyword, e.message) from None
+                target, target_ptr, target_base = self._resolve_or_inexact(value, base, where)
                 if target_base != base:
                     raise first
                 cases += self.negations(target, target_ptr, base, depth, hops + 1)
@@ -963,18 +959,14 @@ class _Compiler:
     def _flat(self, node: dict, ptr: str, base: str, depth: int, types: frozenset) -> Term:
         if "type" in node:
             given = node["type"]
-            names = [given] if isinstance(given, str) else given
-            if not isinstance(names, list) or not all(isinstance(n, str) and n in TYPES for n in names):
+            names = _type_names(given)
+            if names is None:
                 return self.refuse(pointer_append(ptr, "type"), "type",
                                    f"type must be one of {', '.join(TYPES)} or a list of them, got {given!r}")
             types = types & _expand(names)
         if "enum" in node or "const" in node:
             return self._values(node, ptr, base, depth, types)
-        terms = []
-        if "null" in types:
-            terms.append(literal(b"null"))
-        if "boolean" in types:
-            terms.append(alt(literal(b"true"), literal(b"false")))
+        terms = _scalar_literals(types)
         if "number" in types or "integer" in types:
             terms.append(self._number(node, ptr, "number" if "number" in types else "integer"))
         if "string" in types:
@@ -1506,6 +1498,22 @@ def _type_of(value: Any) -> list[str]:
     if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
         return ["integer", "number"]
     return ["number"]
+
+
+def _scalar_literals(types: frozenset) -> list[Term]:
+    """The terms of ``null`` and of ``true``/``false``, for those of the two types in `types`."""
+    terms = [literal(b"null")] if "null" in types else []
+    if "boolean" in types:
+        terms.append(alt(literal(b"true"), literal(b"false")))
+    return terms
+
+
+def _type_names(given: Any) -> list[str] | None:
+    """The type names a ``type`` keyword lists, or None if it is not a name or a list of names."""
+    names = [given] if isinstance(given, str) else given
+    if not isinstance(names, list) or not all(isinstance(n, str) and n in TYPES for n in names):
+        return None
+    return names
 
 
 def _compile(schema: Any, separators: tuple[str, str], any_whitespace: bool, closed_objects: bool,
