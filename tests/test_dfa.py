@@ -215,6 +215,7 @@ def test_hopcroft_gives_the_thompson_tables(monkeypatch, moore_rounds, pattern):
     # Minimization hands over to Hopcroft after MOORE_ROUNDS rounds: from any of those partitions
     # it must reach the same minimal automaton.
     monkeypatch.setattr(dfa_module, "MOORE_ROUNDS", moore_rounds)
+    monkeypatch.setattr(dfa_module, "MOORE_WORK", 0)
     accept, trans = reference_tables(pattern)
     dfa = regex_to_dfa(pattern)
     assert np.array_equal(dfa.accept, accept), pattern
@@ -225,6 +226,7 @@ def test_hopcroft_gives_the_thompson_tables(monkeypatch, moore_rounds, pattern):
 def test_hopcroft_alone_on_the_spec_patterns(monkeypatch, pattern):
     expected = regex_to_dfa(pattern)
     monkeypatch.setattr(dfa_module, "MOORE_ROUNDS", 0)
+    monkeypatch.setattr(dfa_module, "MOORE_WORK", 0)
     assert regex_to_dfa(pattern) == expected
 
 
