@@ -159,8 +159,9 @@ class LazyDFA:
             raise EmptyLanguageError(f"the term {_abbreviated(term)} has an empty language: "
                                      "no automaton state exists")
         self.max_states = max_states
-        self.max_alternatives = max(max_alternatives, positions(term) + 1)
-        """The most operands a state's alternation may have (see the module docstring)."""
+        self._pattern = term
+        self._given_alternatives = max_alternatives
+        self._max_alternatives: int | None = None  # see max_alternatives: computed when first needed
         alphabet = ByteClasses.of(alphabet_classes(term))
         self._alphabet = alphabet.representatives
         self.byte_classes: np.ndarray = alphabet.class_of
@@ -238,6 +239,15 @@ class LazyDFA:
 
     # -- growth ----------------------------------------------------------------------------------
 
+    @property
+    def max_alternatives(self) -> int:
+        """The most operands a state's alternation may have (see the module docstring): the given
+        limit, or the pattern's byte-set positions + 1 if more. Counting positions walks the whole
+        start term, so it waits until a state is wider than the given limit (most patterns never)."""
+        if self._max_alternatives is None:
+            self._max_alternatives = max(self._given_alternatives, positions(self._pattern) + 1)
+        return self._max_alternatives
+
     def _check(self, state: int) -> int:
         if not 0 <= state < len(self._terms):
             raise StateError(
@@ -269,7 +279,7 @@ class LazyDFA:
                 f"the automaton needs more than {self.max_states} states (the state budget); "
                 "simplify the pattern or pass a larger max_states"
             )
-        if term.widest > self.max_alternatives:
+        if term.widest > self._given_alternatives and term.widest > self.max_alternatives:
             raise StateBudgetError(
                 f"state {number} holds an alternation of {term.widest} operands, more than "
                 f"{self.max_alternatives} (the work budget per state; nested bounded repeats grow "
