@@ -52,7 +52,7 @@ from .alphabet import DEAD, ByteClasses
 from .derivatives import alphabet_classes, derivative, derivative_classes
 from .errors import ArgumentError, EmptyLanguageError, InputTypeError, StateBudgetError, StateError
 from .syntax import parse
-from .terms import EMPTY, K_BYTES, Term
+from .terms import EMPTY, K_ALT, K_BYTES, K_COMPL, K_INTER, K_REPEAT, K_STAR, Term
 
 __all__ = ["DEAD", "DEFAULT_MAX_ALTERNATIVES", "DEFAULT_MAX_STATES", "LazyDFA", "is_empty", "positions"]
 
@@ -96,24 +96,53 @@ def positions(term: Term) -> int:
 
 
 def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
-    """Whether the language of `term` is empty: no derivative reachable from it is nullable.
+    """Whether the language of `term` is empty.
 
-    Exact. A term without intersection or complement answers at once (it is empty iff it is ∅);
-    otherwise a breadth-first search over one derivative per derivative class stops at the first
-    nullable (or intersection-free, non-∅) term. The answer is memoized on every term the search
-    settles (``Term.empty``): all terms explored by a search that found nothing, the path to what
-    it found otherwise. More than `max_states` terms explored raise `StateBudgetError`.
+    Exact. A term without intersection or complement answers at once (it is empty iff it is ∅).
+    Otherwise the structure decides down to the intersections and complements inside (an
+    alternation is empty iff every operand is, a concatenation iff some part is, a star never, a
+    repeat iff its body is and at least one is needed), and only those are searched: breadth first
+    over one derivative per derivative class, stopping at the first nullable (or
+    intersection-free, non-∅) term. So a JSON schema whose string leaves intersect a pattern with
+    a length searches those leaves, not the whole document's automaton. Every answer is memoized
+    on its term (``Term.empty``): the sub-terms settled, every term a search explored when it found
+    nothing, the path to what it found otherwise. A search of more than `max_states` terms raises
+    `StateBudgetError`.
 
     >>> from brzozowski.syntax import parse
     >>> is_empty(parse("a") & parse("b")), is_empty(parse("a*") & ~parse("a")), is_empty(EMPTY)
     (True, False, True)
     >>> is_empty(parse("(ab)*") & parse("(ba)*") & parse(".+"))
     True
+    >>> is_empty(parse("x|y") + (parse("a") & parse("b")))
+    True
     """
     if not term.boolean:
         return term is EMPTY
-    if term.empty is not None:
-        return term.empty
+    todo = [term]
+    while todo:  # post-order over the boolean sub-terms not settled yet (terms may be deep)
+        t = todo[-1]
+        if t.empty is not None:
+            todo.pop()
+            continue
+        if t.kind == K_INTER or t.kind == K_COMPL:
+            _search(t, max_states)
+            continue
+        if t.kind == K_STAR or (t.kind == K_REPEAT and t.lo == 0) or (
+                t.kind == K_ALT and not all(child.boolean for child in t.children)):
+            t.empty = False  # ε, or an operand without & or ~ (so not ∅: alternations drop ∅)
+            continue
+        unsettled = [child for child in t.children if child.boolean and child.empty is None]
+        if unsettled:
+            todo.extend(unsettled)
+            continue
+        empties = [child.empty if child.boolean else child is EMPTY for child in t.children]
+        t.empty = all(empties) if t.kind == K_ALT else any(empties)  # concatenation, repeat
+    return term.empty
+
+
+def _search(term: Term, max_states: int) -> None:
+    """Settle ``term.empty`` by a breadth-first search over its derivatives (see `is_empty`)."""
     parent: dict[Term, Term | None] = {term: None}
     queue = [term]
     for t in queue:  # the queue grows while it is read: breadth first
@@ -122,7 +151,7 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
             while found is not None:
                 found.empty = False
                 found = parent[found]
-            return False
+            return
         if t.empty:
             continue
         for bits in derivative_classes(t):
@@ -139,7 +168,6 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
                     queue.append(successor)
     for t in parent:
         t.empty = True
-    return True
 
 
 class LazyDFA:

@@ -21,7 +21,7 @@ from brzozowski.dfa import canonical
 from brzozowski.errors import BrzozowskiError, StateBudgetError
 from brzozowski.golden import Oracle, is_dead
 from brzozowski.lazy import is_empty
-from brzozowski.terms import ALL_BYTES, ANYTHING, EMPTY, EPSILON, byte, byte_set, literal, star
+from brzozowski.terms import ALL_BYTES, ANYTHING, EMPTY, EPSILON, byte, byte_set, literal, repeat, star
 
 from .strategies import patterns, texts
 from .thompson import reference_tables
@@ -182,6 +182,34 @@ def test_regex_to_dfa_equals_the_product_construction(r, s, name):
         assert regex_to_dfa(term) == canonical(accept, trans), (r, s, name)
 
 
+# A boolean term inside other operators: `is_empty` decides the operators by their structure and
+# searches only the & and ~ inside; the expected answer comes from the product oracle of each part.
+WRAPPINGS = {
+    "x t y": (lambda t, u: concat(literal(b"x"), t, literal(b"y")), lambda e, f: e),
+    "t|u": (lambda t, u: alt(t, u), lambda e, f: e and f),
+    "t u": (lambda t, u: concat(t, u), lambda e, f: e or f),
+    "t{2,3}": (lambda t, u: repeat(t, 2, 3), lambda e, f: e),
+    "t{0,2}|u": (lambda t, u: alt(repeat(t, 0, 2), u), lambda e, f: False),
+    "t* u": (lambda t, u: concat(star(t), u), lambda e, f: f),
+    "(t|x) u": (lambda t, u: concat(alt(t, literal(b"x")), u), lambda e, f: f),
+}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(r=patterns, s=patterns, first=st.sampled_from(sorted(COMBINATIONS)),
+       second=st.sampled_from(sorted(COMBINATIONS)), wrap=st.sampled_from(sorted(WRAPPINGS)))
+def test_emptiness_of_boolean_terms_inside_other_operators(r, s, first, second, wrap):
+    tables = [_complete(r), _complete(s)]
+    parts, empties = [], []
+    for name in (first, second):
+        build, accepts = COMBINATIONS[name]
+        parts.append(build(parse(r), parse(s)))
+        empties.append(0 not in live_states(*product(tables, accepts)))
+    build, expected = WRAPPINGS[wrap]
+    term = build(*parts)
+    assert is_empty(term) == expected(*empties), (r, s, first, second, wrap, str(term))
+
+
 @SETTINGS
 @given(r=patterns, s=patterns)
 def test_de_morgan_and_absorption_on_canonical_tables(r, s):
@@ -216,6 +244,12 @@ def test_de_morgan_and_absorption_on_canonical_tables(r, s):
     (~parse("a*"), False),
     (concat(parse("x"), a & b, parse("y")), True),  # ∅ collapses the concatenation
     (concat(parse("x"), parse("a+b") & parse("a{3}b"), parse("y")), False),
+    # the structure above the & and ~ (an empty-language part: (aa)* & a(aa)*)
+    (alt(parse("(aa)*") & parse("a(aa)*"), parse("a+") & ~parse("b")), False),
+    (alt(parse("(aa)*") & parse("a(aa)*"), parse("b+") & ~parse("b*")), True),
+    (concat(star(parse("(aa)*") & parse("a(aa)*") & parse("a+")), parse("y")), False),
+    (concat(repeat(parse("(aa)*") & parse("a(aa)*") & parse("a+"), 0, 2), parse("y")), False),
+    (concat(repeat(parse("(aa)*") & parse("a(aa)*") & parse("a+"), 2, 3), parse("y")), True),
 ], ids=str)
 def test_emptiness_cases(term, empty):
     assert is_empty(term) is empty
