@@ -329,7 +329,22 @@ def parse_pattern(pattern: str) -> Piece:
     string has (None: no limit)."""
     if not isinstance(pattern, str):
         raise SchemaError(f"pattern must be a string, got {pattern!r}", "", "pattern")
-    return _Parser(pattern).top()
+    piece = _PIECES.get(pattern)
+    if piece is None:
+        piece = _Parser(pattern).top()
+        if len(_PIECES) >= MAX_PIECES:
+            _PIECES.clear()
+        _PIECES[pattern] = piece
+    return piece
+
+
+MAX_PIECES = 256
+"""How many parsed patterns `parse_pattern` keeps (the formats' patterns among them: a schema's
+``format: date-time`` costs a parse of ~5 ms once per process, not once per schema). Full, it starts
+over; each entry holds its terms and the derivatives taken of them, so this bounds what the cache
+keeps alive in a long-running process."""
+
+_PIECES: dict[str, Piece] = {}
 
 
 def pattern_term(pattern: str) -> Term:

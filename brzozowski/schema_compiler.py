@@ -1441,8 +1441,17 @@ class _Compiler:
     def _others(self, others: list[Term], cap: int, least: int, most: int | None) -> dict:
         """What may follow from slot i of `others` on, by (i, nothing written yet, members written
         so far): the end needs `least` members, and something written (the empty object is
-        spelled apart)."""
+        spelled apart). Without a count to keep (no maxProperties, at most one member needed) only
+        slot 0 is asked for, and the slots are a concatenation of optional ones: linear in their
+        number, where the counted table's alternations repeat every later slot at each earlier one."""
         sep = self.w.item_sep
+        if most is None and least <= 1:  # nothing to count: every slot optional, a chain linear in size
+            later = EPSILON  # once something was written: slots i+1, i+2, ... each optional
+            starts = []  # nothing written yet: the first member is slot i, then `later`
+            for slot in reversed(others):
+                starts.append(concat(slot, later))
+                later = concat(alt(EPSILON, concat(sep, slot)), later)
+            return {(0, True, 0): alt(*starts), (0, False, 1): later}
         memo: dict[tuple[int, bool, int], Term] = {}
         # Built from the last slot backwards; slot i is the i-th first character.
         for i in range(len(others), -1, -1):

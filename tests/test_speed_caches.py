@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from brzozowski import schema_compiler
+from brzozowski.dfa import regex_to_dfa
 from brzozowski.schema_compiler import explain_json_schema, json_schema_term
 
 OPEN_SCHEMAS = [
@@ -62,3 +63,37 @@ def test_enum_values_are_filtered_as_before_without_the_rest_schema():
     notes = explain_json_schema({"enum": [{"z": 1, "a": 2}, {"a": 1, "z": 2}]}, closed_objects=False)
     assert any("/enum/0" in line and "not written" in line for line in notes)
     assert not any("/enum/1" in line for line in notes)
+
+
+@pytest.mark.parametrize("schema, counted", [
+    ({"type": "object", "properties": {"a": {"type": "integer"}, "ab": {"type": "null"}}, "required": ["a"]},
+     {"maxProperties": 1000}),
+    ({"type": "object", "additionalProperties": {"type": "boolean"}, "minProperties": 1}, {"maxProperties": 1000}),
+    ({"type": "array", "items": {"type": "string", "maxLength": 1}, "uniqueItems": True}, {"maxItems": 1000}),
+], ids=["listed+others", "others only, minProperties 1", "uniqueItems"])
+def test_uncounted_optional_slots_are_the_counted_table_without_its_bound(schema, counted):
+    """Without a count to keep, the other members (and uniqueItems' slots) are built as a chain of
+    optional slots; with a bound above any possible count the counted table is built: the same
+    language (canonical tables equal)."""
+    options = {"closed_objects": False, "max_depth": 1}
+    chain = json_schema_term(schema, **options)
+    table = json_schema_term({**schema, **counted}, **options)
+    assert chain is not table
+    chain_dfa, table_dfa = regex_to_dfa(chain, max_states=20_000), regex_to_dfa(table, max_states=20_000)
+    same = chain_dfa == table_dfa  # a bool, so that pytest does not diff two large tables
+    assert same, (chain_dfa, table_dfa)
+
+
+def test_pattern_cache_gives_the_fresh_parse_and_is_bounded(monkeypatch):
+    from brzozowski import ecma_regex
+    from brzozowski.json_formats import FORMAT_PATTERNS
+    patterns = ["^[a-z]+\\d$", "b|^x", *FORMAT_PATTERNS.values()]
+    with monkeypatch.context() as m:
+        m.setattr(ecma_regex, "_PIECES", {})
+        fresh = [ecma_regex.parse_pattern(p) for p in patterns]
+    ecma_regex._PIECES.clear()
+    assert [ecma_regex.parse_pattern(p) for p in patterns] == fresh  # filled anew: the same terms
+    assert [ecma_regex.parse_pattern(p) for p in patterns] == fresh  # read back
+    for i in range(ecma_regex.MAX_PIECES + 5):
+        ecma_regex.parse_pattern(f"^a{{{i}}}$")
+    assert 0 < len(ecma_regex._PIECES) <= ecma_regex.MAX_PIECES
