@@ -185,7 +185,9 @@ def _classes(term: Term) -> tuple[int, ...]:
 
 
 def alphabet_classes(term: Term) -> tuple[int, ...]:
-    """The partition of the bytes that no byte set inside `term` tells apart.
+    """The partition of the bytes that no byte set inside `term` tells apart (memoized on `term`;
+    a walk stops at sub-terms that have it memoized, so computing it once for a sub-term that many
+    patterns share, such as a JSON schema's "any value", spares every later walk its nodes).
 
     Every derivative of `term`, however deep, is built by the constructors from those byte sets,
     unions and intersections of them (`alt` and `inter` merge byte-set operands), and ε, ∅ and
@@ -193,14 +195,19 @@ def alphabet_classes(term: Term) -> tuple[int, ...]:
     So it refines the derivative classes of every state reachable from `term`: bytes of one class
     lead from every such state to the same state.
     """
-    partition = ONE_CLASS
-    seen: set[int] = set()
-    todo = [term]
-    while todo:
-        t = todo.pop()
-        if t.id not in seen:
-            seen.add(t.id)
-            if t.kind == K_BYTES:
-                partition = meet(partition, derivative_classes(t))
-            todo.extend(t.children)
-    return partition
+    if term.alphabet is None:
+        partition = ONE_CLASS
+        seen: set[int] = set()
+        todo = [term]
+        while todo:
+            t = todo.pop()
+            if t.id not in seen:
+                seen.add(t.id)
+                if t.alphabet is not None:
+                    partition = meet(partition, t.alphabet)
+                elif t.kind == K_BYTES:
+                    partition = meet(partition, derivative_classes(t))
+                else:
+                    todo.extend(t.children)
+        term.alphabet = partition
+    return term.alphabet

@@ -42,6 +42,7 @@ import unicodedata
 from array import array
 from functools import lru_cache
 
+from .derivatives import alphabet_classes
 from .errors import SchemaError
 from .json_strings import ANY_CHAR, SCALARS, CodePoints, complement, encoded_chars, intersect, union
 from .syntax import MAX_REPEAT_COUNT
@@ -332,6 +333,7 @@ def parse_pattern(pattern: str) -> Piece:
     piece = _PIECES.get(pattern)
     if piece is None:
         piece = _Parser(pattern).top()
+        alphabet_classes(piece[0])  # memoized on the term, as the cached piece is reused
         if len(_PIECES) >= MAX_PIECES:
             _PIECES.clear()
         _PIECES[pattern] = piece

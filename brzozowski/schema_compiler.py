@@ -77,7 +77,7 @@ import math
 import re
 from typing import Any
 
-from .derivatives import derivative, matches
+from .derivatives import alphabet_classes, derivative, matches
 from .errors import ArgumentError, SchemaError, SchemaProblem
 from .json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
 from .json_strings import encoded_chars
@@ -313,12 +313,14 @@ class _Compiler:
 
         The same for every schema compiled with the same punctuation, so it is built once per
         process (`_ANY_VALUES`, with the notes it makes) by a compiler of its own: open objects and
-        values without a schema would otherwise rebuild its ~30,000 terms in every compilation."""
+        values without a schema would otherwise rebuild its ~30,000 terms in every compilation (and
+        `LazyDFA` walk them for the pattern's byte classes: those are memoized on it too)."""
         key = (self.w.item_sep, self.w.key_sep, depth, types)
         found = _ANY_VALUES.get(key)
         if found is None:
             alone = _Compiler(_ANY, self.w, self.closed, "refuse", self.max_depth)
             found = (alone.term(_ANY, "", alone.index.root_base, depth, types), list(alone.notes))
+            alphabet_classes(found[0])  # memoized on the term: every automaton's walk stops there
             if len(_ANY_VALUES) >= MAX_ANY_VALUES:
                 _ANY_VALUES.clear()
             _ANY_VALUES[key] = found

@@ -116,7 +116,7 @@ class Term:
 
     __slots__ = (
         "kind", "id", "nullable", "first", "bits", "children", "lo", "hi", "derivatives", "classes",
-        "__weakref__", "boolean", "empty", "widest",
+        "__weakref__", "boolean", "empty", "widest", "alphabet",
     )
 
     kind: int
@@ -129,6 +129,7 @@ class Term:
     hi: int | None
     derivatives: dict[int, Term]
     classes: tuple[int, ...] | None
+    alphabet: tuple[int, ...] | None
     boolean: bool
     empty: bool | None
     widest: int
@@ -226,6 +227,7 @@ def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, chil
             term.hi = hi
             term.derivatives = {}
             term.classes = None
+            term.alphabet = None
             term.boolean = kind >= K_INTER or any(child.boolean for child in children)
             term.empty = None
             widest = len(children) if kind == K_ALT else 0

@@ -29,6 +29,8 @@ from brzozowski.alphabet import (
     target_runs,
 )
 
+from .strategies import patterns
+
 byte_sets = st.integers(min_value=0, max_value=ALL_BYTES)
 
 
@@ -176,3 +178,34 @@ def test_the_old_homes_re_export_the_one_definition():
 
     assert brzozowski.DEAD is dfa.DEAD is lazy.DEAD is DEAD == -1
     assert terms.ALL_BYTES is ALL_BYTES and terms.show_byte_set is show_byte_set
+
+
+def _signature_partition(term) -> set[int]:
+    """Oracle: bytes grouped by which byte sets of the term's DAG hold them."""
+    sets, seen, todo = set(), set(), [term]
+    while todo:
+        t = todo.pop()
+        if id(t) not in seen:
+            seen.add(id(t))
+            if t.kind == brzozowski.terms.K_BYTES:
+                sets.add(t.bits)
+            todo.extend(t.children)
+    groups: dict[tuple, int] = {}
+    for b in range(256):
+        key = tuple(sorted(s for s in sets if (s >> b) & 1))
+        groups[key] = groups.get(key, 0) | (1 << b)
+    return set(groups.values())
+
+
+@settings(max_examples=60, deadline=None)
+@given(parts=st.lists(patterns, min_size=2, max_size=4), seed=st.integers(0, 3))
+def test_alphabet_classes_memoized_on_sub_terms_equal_a_fresh_grouping(parts, seed):
+    """A walk stops at sub-terms whose classes are memoized (a schema's cached "any value"); the
+    result is the grouping of the bytes by the byte sets of the whole DAG either way."""
+    from brzozowski.derivatives import alphabet_classes
+    from brzozowski.terms import alt, concat, star
+    terms = [brzozowski.parse(p) for p in parts]
+    alphabet_classes(terms[seed % len(terms)])  # memoize one part first, as the schema compiler does
+    whole = alt(concat(terms[0], star(terms[1])), *terms[2:])
+    assert set(alphabet_classes(whole)) == _signature_partition(whole)
+    assert alphabet_classes(whole) is alphabet_classes(whole)  # memoized on the term
