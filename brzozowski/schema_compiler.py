@@ -1444,16 +1444,19 @@ class _Compiler:
         """What may follow from slot i of `others` on, by (i, nothing written yet, members written
         so far): the end needs `least` members, and something written (the empty object is
         spelled apart). Without a count to keep (no maxProperties, at most one member needed) only
-        slot 0 is asked for, and the slots are a concatenation of optional ones: linear in their
-        number, where the counted table's alternations repeat every later slot at each earlier one."""
+        slot 0 is asked for, and one cell per slot is built, not one per (slot, first, count):
+        6.4 -> 2.7 ms for an open object's 95 slots (median over the corpus). (A chain of
+        optional slots, linear in size, was tried and dropped: every derivative by the separator
+        then rebuilt each later slot's concatenation with its tail: the real corpus's p90 mask step
+        was 3.5 ms against 1.8 ms, 42 steps over 10 ms against 20; benchmarks/README.md.)"""
         sep = self.w.item_sep
-        if most is None and least <= 1:  # nothing to count: every slot optional, a chain linear in size
-            later = EPSILON  # once something was written: slots i+1, i+2, ... each optional
-            starts = []  # nothing written yet: the first member is slot i, then `later`
+        if most is None and least <= 1:  # nothing to count: one cell per slot
+            later = EPSILON  # once something was written: nothing more, or a separator and `members`
+            members = EMPTY  # a member of slot i or later, then `later` of its slot
             for slot in reversed(others):
-                starts.append(concat(slot, later))
-                later = concat(alt(EPSILON, concat(sep, slot)), later)
-            return {(0, True, 0): alt(*starts), (0, False, 1): later}
+                members = alt(concat(slot, later), members)
+                later = alt(EPSILON, concat(sep, members))
+            return {(0, True, 0): members, (0, False, 1): later}
         memo: dict[tuple[int, bool, int], Term] = {}
         # Built from the last slot backwards; slot i is the i-th first character.
         for i in range(len(others), -1, -1):
