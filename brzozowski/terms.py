@@ -62,6 +62,7 @@ J. Functional Programming 19(2), 2009, §4.1 (similarity rules).
 
 from __future__ import annotations
 
+import bisect
 import gc
 import itertools
 import threading
@@ -104,7 +105,9 @@ class Term:
     unbounded). `boolean`: an intersection or complement occurs in the term. `empty`: whether the
     language is empty, once `brzozowski.lazy.is_empty` has found out (None before). `widest`: the
     most operands of any alternation inside the term, itself included (0 if none): the lazy DFA's
-    work budget per state reads it.
+    work budget per state reads it. `derivatives`, `classes` and `alphabet` memoize
+    `brzozowski.derivatives.derivative`, `derivative_classes` and `alphabet_classes`. `key`: the
+    term's interning key (its kind and its children's ids).
 
     Operators build terms with the smart constructors: ``r & s`` (`inter`), ``r | s`` (`alt`),
     ``~r`` (`compl`), ``r + s`` (`concat`).
@@ -116,7 +119,7 @@ class Term:
 
     __slots__ = (
         "kind", "id", "nullable", "first", "bits", "children", "lo", "hi", "derivatives", "classes",
-        "__weakref__", "boolean", "empty", "widest", "alphabet",
+        "__weakref__", "boolean", "empty", "widest", "alphabet", "key",
     )
 
     kind: int
@@ -130,6 +133,7 @@ class Term:
     derivatives: dict[int, Term]
     classes: tuple[int, ...] | None
     alphabet: tuple[int, ...] | None
+    key: tuple
     boolean: bool
     empty: bool | None
     widest: int
@@ -206,7 +210,7 @@ def freeze_long_lived() -> int:
 
 
 def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
-          lo: int = 0, hi: int | None = None) -> Term:
+          lo: int = 0, hi: int | None = None, known: tuple[bool, int] | None = None) -> Term:
     entry = _TABLE.get(key)
     if entry is not None:
         term = entry()
@@ -228,13 +232,17 @@ def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, chil
             term.derivatives = {}
             term.classes = None
             term.alphabet = None
-            term.boolean = kind >= K_INTER or any(child.boolean for child in children)
+            term.key = key
             term.empty = None
-            widest = len(children) if kind == K_ALT else 0
-            for child in children:
-                if child.widest > widest:
-                    widest = child.widest
-            term.widest = widest
+            if known is not None:  # (boolean, widest), from the one operand `_extended` adds
+                term.boolean, term.widest = known
+            else:
+                term.boolean = kind >= K_INTER or any(child.boolean for child in children)
+                widest = len(children) if kind == K_ALT else 0
+                for child in children:
+                    if child.widest > widest:
+                        widest = child.widest
+                term.widest = widest
             entry = _Entry(term, _forget)
             entry.key = key
             _TABLE[key] = entry
@@ -293,6 +301,11 @@ def _concat2(head: Term, tail: Term) -> Term:
 
 def alt(*terms: Term) -> Term:
     """Alternation ``r1 | r2 | … | rn``; ∅ is the empty alternation."""
+    if len(terms) == 2:  # one operand added to an alternation: no need to flatten it again
+        wide, one = terms if terms[0].kind == K_ALT else terms[::-1]
+        if wide.kind == K_ALT and one.kind not in (K_ALT, K_BYTES, K_EMPTY, K_EPSILON) and not (
+                one.nullable and wide.children[0] is EPSILON):
+            return _extended(wide, one)
     operands: dict[int, Term] = {}
     bits = 0
     for term in terms:
@@ -318,6 +331,21 @@ def alt(*terms: Term) -> Term:
         first |= t.first
         nullable = nullable or t.nullable
     return _make((K_ALT, *ids), K_ALT, nullable, first, children=ordered)
+
+
+def _extended(wide: Term, one: Term) -> Term:
+    """``wide | one`` for an alternation `wide` and an operand that needs none of `alt`'s merges
+    (not an alternation, a byte set, ∅ or ε, and no ε in `wide` for it to drop): `one` is inserted
+    by id into the sorted operands, in C-level slices of `wide`'s key and children, so that adding
+    operands one at a time costs the copies, not a Python loop over every operand."""
+    ids = wide.key  # (K_ALT, id, id, ...), sorted
+    at = bisect.bisect_left(ids, one.id, 1)
+    if at < len(ids) and ids[at] == one.id:
+        return wide  # already an operand
+    children = wide.children[: at - 1] + (one,) + wide.children[at - 1:]
+    widest = max(wide.widest, len(children), one.widest)
+    return _make(ids[:at] + (one.id,) + ids[at:], K_ALT, wide.nullable or one.nullable,
+                 wide.first | one.first, children=children, known=(wide.boolean or one.boolean, widest))
 
 
 def star(term: Term) -> Term:

@@ -8,7 +8,7 @@ import gc
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from brzozowski.derivatives import derivative, derivative_classes, derivative_of_string, matches
@@ -176,6 +176,30 @@ def test_alternation_is_associative_commutative_idempotent(left, right, third):
     assert alt(left, left) is left
     assert alt(alt(left, right), third) is alt(left, alt(right, third))
     assert concat(concat(left, right), third) is concat(left, concat(right, third))
+
+
+def _general_alt(operands):
+    """The alternation built through alt's general path only (three or more arguments)."""
+    return store.alt(*operands, store.EMPTY, store.EMPTY)
+
+
+@settings(max_examples=100, deadline=None)
+@given(parts=st.lists(terms | st.sampled_from([EPSILON, parse("a*"), parse("[ab]"), parse("x") & ~parse("y")]),
+                      min_size=1, max_size=8))
+@example(parts=[EPSILON, parse("[ab]"), parse("a*")])  # ε must go once a nullable operand comes
+@example(parts=[parse("x") & ~parse("y"), parse("a*"), parse("b+")])
+def test_adding_operands_one_at_a_time_gives_the_general_normal_form(parts):
+    """alt(wide, one) inserts one operand into a flat alternation without flattening it again;
+    the result is the very term the general path builds, with the same fields."""
+    one_at_a_time = parts[0]
+    for part in parts[1:]:
+        one_at_a_time = alt(one_at_a_time, part) if len(parts) % 2 else alt(part, one_at_a_time)
+    general = _general_alt(parts)
+    assert one_at_a_time is general, (parts, one_at_a_time, general)
+    kids = general.children
+    assert general.boolean == (general.kind >= store.K_INTER or any(k.boolean for k in kids))
+    assert general.widest == max([len(kids) if general.kind == store.K_ALT else 0] + [k.widest for k in kids])
+    assert general.key == (general.kind, *[k.id for k in kids]) or general.kind != store.K_ALT
 
 
 def test_printing_is_a_compact_regex():
