@@ -1380,15 +1380,23 @@ class _Compiler:
     def _by_first_character(self, kinds: list[tuple[Term, Term]]) -> list[Term]:
         """For each possible first character of a key (the empty key first, then printable ASCII
         ascending), the members of `kinds` (key term, value term) whose key starts with it."""
+        quote = byte(0x22)
+        insides = [derivative(key, 0x22) for key, _ in kinds]
+        tails: list[dict[Term, Term]] = [{} for _ in kinds]  # rest of the key -> it, ':' and the value
         members = []
         for first in _FIRST_CHARACTERS:
             options = []
-            for key, value in kinds:
+            for (key, value), inside, after in zip(kinds, insides, tails):
                 if first is None:
-                    spelled = literal(b'""') if matches(key, b'""') else EMPTY
-                else:
-                    spelled = concat(byte(0x22), byte(first), derivative(derivative(key, 0x22), first))
-                options.append(concat(spelled, self.w.key_sep, value))
+                    if matches(key, b'""'):
+                        options.append(concat(literal(b'""'), self.w.key_sep, value))
+                    continue
+                rest = derivative(inside, first)
+                if rest is not EMPTY:
+                    tail = after.get(rest)
+                    if tail is None:  # most first characters leave the same rest: built once
+                        tail = after[rest] = concat(rest, self.w.key_sep, value)
+                    options.append(concat(quote, byte(first), tail))
             member = alt(*options)
             if member is not EMPTY:
                 members.append(member)
