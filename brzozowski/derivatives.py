@@ -24,7 +24,14 @@ sets whose union is all bytes, ordered by their lowest byte. (The classes may be
 never coarser.)
 
 Both are memoized on the term: each term remembers its derivatives by byte and its classes, so the
-memos die with the term. Neither recurses: each walks an explicit stack of the sub-terms it still
+memos die with the term. A derivative memo refers to its result *weakly*: whoever needs derivatives
+to last keeps their terms (a `brzozowski.lazy.LazyDFA` its states, whose sub-terms hold the
+sub-terms' derivatives). Strong memos would form reference cycles along every loop of the automaton
+(``∂a(a*) = a*``), so a dropped pattern's terms would wait for a full garbage collection, which then
+frees the garbage of hundreds of patterns in one pause (issue 9). A term that a process-wide cache
+shares between patterns (a JSON schema's "any value", a parsed ``pattern``) is marked with
+`keep_derivatives`: its derivatives, and theirs, are held strongly as long as it lives, so every
+automaton that reaches it reuses them. Neither recurses: each walks an explicit stack of the sub-terms it still
 needs (post-order), so a deep term (a long concatenation of nullable parts, deeply nested groups)
 costs heap, not Python stack. The rules themselves are one short function per kind (`_derive`,
 `_classes`); `_needed` says which sub-terms each rule reads.
@@ -45,6 +52,8 @@ and Turon 2009, §4.2 (derivative classes).
 """
 
 from __future__ import annotations
+
+import weakref
 
 from .alphabet import ALL_BYTES, ONE_CLASS, meet, partition_of
 from .terms import (
@@ -67,28 +76,71 @@ from .terms import (
 )
 
 __all__ = [
-    "alphabet_classes", "derivative", "derivative_classes", "derivative_of_string", "matches",
+    "alphabet_classes", "derivative", "derivative_classes", "derivative_of_string",
+    "keep_derivatives", "matches",
 ]
 
+_weak = weakref.ref
 
-def derivative(term: Term, b: int) -> Term:
-    """The derivative of `term` by the byte `b` (memoized on the term)."""
+
+def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
+    """The derivative of `term` by the byte `b` (memoized on the term, weakly: see the module
+    docstring). `keep`: a list that gets every derivative this call computes (of `term` and of
+    its sub-terms), for a caller that keeps them alive for its later calls (an automaton)."""
     if not (term.first >> b) & 1:  # no string of the language starts with b
         return EMPTY
-    cached = term.derivatives.get(b)
-    if cached is not None:
-        return cached
+    found = _recalled(term, b)
+    if found is not None:
+        if term.kept is not None and b not in term.kept:  # memoized before the term was shared
+            _remember(term, b, found)
+        return found
+    got: dict[Term, Term] = {}  # this call's derivatives by b, held while it runs (memos are weak)
     todo = [term]
-    while todo:  # post-order: a term's rule runs once the derivatives it reads are memoized
+    while todo:  # post-order: a term's rule runs once the derivatives it reads are in `got`
         t = todo[-1]
-        missing = [c for c in _needed(t) if (c.first >> b) & 1 and b not in c.derivatives]
+        missing = False
+        for c in _needed(t):
+            if (c.first >> b) & 1 and c not in got:
+                found = _recalled(c, b)
+                if found is None:
+                    todo.append(c)
+                    missing = True
+                else:
+                    got[c] = found
         if missing:
-            todo.extend(missing)
             continue
         todo.pop()
-        if b not in t.derivatives:  # a shared sub-term may have been pushed twice
-            t.derivatives[b] = _derive(t, b)
-    return term.derivatives[b]
+        if t not in got:  # a shared sub-term may have been pushed twice
+            found = got[t] = _derive(t, b, got)
+            _remember(t, b, found)
+            if keep is not None:
+                keep.append(found)
+    return got[term]
+
+
+def _remember(term: Term, b: int, found: Term) -> None:
+    """Memoize ``∂b term = found``: weakly, and strongly too for a shared term (whose derivatives,
+    and theirs, then last as long as it does)."""
+    term.derivatives[b] = _weak(found)
+    if term.kept is not None:
+        term.kept[b] = found
+        if found.kept is None:
+            found.kept = {}
+
+
+def keep_derivatives(term: Term) -> Term:
+    """Mark `term` as shared by a process-wide cache: its derivatives, and theirs, are held strongly
+    for as long as it lives (not weakly, as every other term's), so that every automaton reaching it
+    reuses them. Returns `term`."""
+    if term.kept is None:
+        term.kept = {}
+    return term
+
+
+def _recalled(term: Term, b: int) -> Term | None:
+    """The memoized derivative of `term` by `b`, if it is still alive."""
+    ref = term.derivatives.get(b)
+    return None if ref is None else ref()
 
 
 def _needed(term: Term) -> list[Term] | tuple[Term, ...]:
@@ -109,13 +161,14 @@ def _needed(term: Term) -> list[Term] | tuple[Term, ...]:
     return parts
 
 
-def _memo(term: Term, b: int) -> Term:
-    """The derivative of `term` by `b`, which must be ∅ or memoized already."""
-    return term.derivatives[b] if (term.first >> b) & 1 else EMPTY
+def _sub(got: dict[Term, Term], term: Term, b: int) -> Term:
+    """The derivative of a sub-term by `b`, from `got` (∅ when no string of it starts with b)."""
+    return got[term] if (term.first >> b) & 1 else EMPTY
 
 
-def _derive(term: Term, b: int) -> Term:
-    """One derivative rule (see the module docstring); the sub-terms' derivatives are memoized."""
+def _derive(term: Term, b: int, got: dict[Term, Term]) -> Term:
+    """One derivative rule (see the module docstring); `got` holds the sub-terms' derivatives by b
+    (those whose `first` has b; the others' are ∅)."""
     kind = term.kind
     if kind == K_BYTES:  # b is in the set: `first` said so
         return EPSILON
@@ -123,30 +176,34 @@ def _derive(term: Term, b: int) -> Term:
         operands = []
         while term.kind == K_CONCAT:
             head, term = term.children
-            operands.append(concat(_memo(head, b), term))
+            operands.append(concat(_sub(got, head, b), term))
             if not head.nullable:
                 return alt(*operands)
-        operands.append(_memo(term, b))
+        operands.append(_sub(got, term, b))
         return alt(*operands)
     if kind == K_ALT:
-        return alt(*[_memo(t, b) for t in term.children])
+        return alt(*[_sub(got, t, b) for t in term.children])
     if kind == K_STAR:
-        return concat(_memo(term.children[0], b), term)
+        return concat(_sub(got, term.children[0], b), term)
     if kind == K_INTER:
-        return inter(*[_memo(t, b) for t in term.children])
+        return inter(*[_sub(got, t, b) for t in term.children])
     if kind == K_COMPL:
-        return compl(_memo(term.children[0], b))
+        return compl(_sub(got, term.children[0], b))
     body = term.children[0]  # K_REPEAT
     rest = repeat(body, max(term.lo - 1, 0), None if term.hi is None else term.hi - 1)
-    return concat(_memo(body, b), rest)
+    return concat(_sub(got, body, b), rest)
 
 
-def derivative_of_string(term: Term, data: bytes) -> Term:
-    """The derivative of `term` by every byte of `data` in turn; stops early at ∅."""
+def derivative_of_string(term: Term, data: bytes, keep: list[Term] | None = None) -> Term:
+    """The derivative of `term` by every byte of `data` in turn; stops early at ∅. The derivatives
+    computed on the way are kept alive until it returns (or in `keep`, see `derivative`), so later
+    bytes reuse what earlier ones computed of shared sub-terms."""
+    if keep is None:
+        keep = []
     for b in data:
         if term is EMPTY:
             break
-        term = derivative(term, b)
+        term = derivative(term, b, keep)
     return term
 
 

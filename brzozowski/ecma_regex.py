@@ -42,7 +42,7 @@ import unicodedata
 from array import array
 from functools import lru_cache
 
-from .derivatives import alphabet_classes
+from .derivatives import alphabet_classes, keep_derivatives
 from .errors import SchemaError
 from .json_strings import ANY_CHAR, SCALARS, CodePoints, complement, encoded_chars, intersect, union
 from .syntax import MAX_REPEAT_COUNT
@@ -334,17 +334,19 @@ def parse_pattern(pattern: str) -> Piece:
     if piece is None:
         piece = _Parser(pattern).top()
         alphabet_classes(piece[0])  # memoized on the term, as the cached piece is reused
-        if len(_PIECES) >= MAX_PIECES:
-            _PIECES.clear()
+        keep_derivatives(piece[0])  # and so are its derivatives, while the cache holds it
+        while len(_PIECES) >= MAX_PIECES:  # full: the oldest goes (dicts keep insertion order)
+            _PIECES.pop(next(iter(_PIECES)), None)
         _PIECES[pattern] = piece
     return piece
 
 
 MAX_PIECES = 256
 """How many parsed patterns `parse_pattern` keeps (the formats' patterns among them: a schema's
-``format: date-time`` costs a parse of ~5 ms once per process, not once per schema). Full, it starts
-over; each entry holds its terms and the derivatives taken of them, so this bounds what the cache
-keeps alive in a long-running process."""
+``format: date-time`` costs a parse of ~5 ms once per process, not once per schema). Full, each new
+pattern evicts the oldest; each entry holds its terms and the derivatives taken of them
+(`brzozowski.derivatives.keep_derivatives`), so this bounds what the cache keeps alive in a
+long-running process."""
 
 _PIECES: dict[str, Piece] = {}
 

@@ -144,6 +144,7 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
 def _search(term: Term, max_states: int) -> None:
     """Settle ``term.empty`` by a breadth-first search over its derivatives (see `is_empty`)."""
     parent: dict[Term, Term | None] = {term: None}
+    derived: list[Term] = []  # the sub-terms' derivatives, alive for the search (memos are weak)
     queue = [term]
     for t in queue:  # the queue grows while it is read: breadth first
         if t.empty is False or t.nullable or not t.boolean:  # not ∅: it went in as no operand is
@@ -157,7 +158,7 @@ def _search(term: Term, max_states: int) -> None:
         for bits in derivative_classes(t):
             representative = (bits & -bits).bit_length() - 1
             if (t.first >> representative) & 1:
-                successor = derivative(t, representative)
+                successor = derivative(t, representative, derived)
                 if successor is not EMPTY and successor not in parent:
                     if len(parent) >= max_states:
                         raise StateBudgetError(
@@ -198,6 +199,7 @@ class LazyDFA:
         self.byte_classes.setflags(write=False)
         self._lock = threading.Lock()
         self._terms: list[Term] = []
+        self._derived: list[Term] = []  # every derivative computed here: memos only refer weakly
         self._numbers: dict[Term, int] = {}
         self._maps: list[ByteClasses] = []
         self._targets: list[list[int]] = []
@@ -290,7 +292,7 @@ class LazyDFA:
             if target != _UNKNOWN:  # another thread was first
                 return target
             representative = self._maps[state].representatives[index]
-            successor = derivative(self._terms[state], representative)
+            successor = derivative(self._terms[state], representative, self._derived)
             if successor is EMPTY or (successor.boolean and is_empty(successor, self.max_states)):
                 target = DEAD
             else:

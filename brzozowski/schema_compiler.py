@@ -77,14 +77,14 @@ import math
 import re
 from typing import Any
 
-from .derivatives import alphabet_classes, derivative, matches
+from .derivatives import alphabet_classes, derivative, keep_derivatives, matches
 from .errors import ArgumentError, SchemaError, SchemaProblem
 from .json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
 from .json_strings import encoded_chars
 from .lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
 from .schema_merge import ANNOTATIONS, MAX_ANYOF_PRODUCT, Unmergeable, json_equal, merge_schemas
 from .schema_refs import SchemaIndex, child_base, pointer_append
-from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, compl, concat, inter, literal, repeat, star
+from .terms import EMPTY, EPSILON, K_ALT, Term, alt, byte, byte_set, compl, concat, inter, literal, repeat, star
 
 __all__ = ["DEFAULT_MAX_DEPTH", "MAX_WHITESPACE", "compile_json_schema", "explain_json_schema",
            "json_schema_term"]
@@ -321,8 +321,9 @@ class _Compiler:
             alone = _Compiler(_ANY, self.w, self.closed, "refuse", self.max_depth)
             found = (alone.term(_ANY, "", alone.index.root_base, depth, types), list(alone.notes))
             alphabet_classes(found[0])  # memoized on the term: every automaton's walk stops there
-            if len(_ANY_VALUES) >= MAX_ANY_VALUES:
-                _ANY_VALUES.clear()
+            keep_derivatives(found[0])  # and its derivatives last while the cache holds it
+            while len(_ANY_VALUES) >= MAX_ANY_VALUES:  # full: the oldest goes
+                _ANY_VALUES.pop(next(iter(_ANY_VALUES)), None)
             _ANY_VALUES[key] = found
         term, notes = found
         for text in notes:

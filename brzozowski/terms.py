@@ -41,7 +41,10 @@ Term(abc*)
 **The store (threads, memory).** The intern table is a plain dict from a term's key (its kind and
 its children's ids) to a *weak* reference to the term (`_Entry`, which carries the key): a term
 lives exactly as long as something refers to it (an automaton, a parent term, the caller), and its
-memos (derivatives by byte, derivative classes) hang on the term itself, so they die with it. When a
+memos (derivatives by byte, derivative classes) hang on the term itself, so they die with it; a
+derivative memo refers to its result *weakly*, so memos never form reference cycles (an automaton's
+loops would make them) and a dropped pattern is freed by reference counting, without waiting for a
+garbage collection (see `brzozowski.derivatives`). When a
 term dies, its reference's callback removes the key, unless a new term has taken it meanwhile (one C
 call that deletes a key only while it maps to a dead reference, as `weakref.WeakValueDictionary`
 does, without that class's Python-level lookups: the store costs no more than a strong dict, see
@@ -105,9 +108,11 @@ class Term:
     unbounded). `boolean`: an intersection or complement occurs in the term. `empty`: whether the
     language is empty, once `brzozowski.lazy.is_empty` has found out (None before). `widest`: the
     most operands of any alternation inside the term, itself included (0 if none): the lazy DFA's
-    work budget per state reads it. `derivatives`, `classes` and `alphabet` memoize
-    `brzozowski.derivatives.derivative`, `derivative_classes` and `alphabet_classes`. `key`: the
-    term's interning key (its kind and its children's ids).
+    work budget per state reads it. `derivatives` (weakly: byte -> reference), `classes` and
+    `alphabet` memoize `brzozowski.derivatives.derivative`, `derivative_classes` and
+    `alphabet_classes`. `kept`: None, or (for a term a process-wide cache shares, see
+    `brzozowski.derivatives.keep_derivatives`) its derivatives held strongly. `key`: the term's
+    interning key (its kind and its children's ids).
 
     Operators build terms with the smart constructors: ``r & s`` (`inter`), ``r | s`` (`alt`),
     ``~r`` (`compl`), ``r + s`` (`concat`).
@@ -119,7 +124,7 @@ class Term:
 
     __slots__ = (
         "kind", "id", "nullable", "first", "bits", "children", "lo", "hi", "derivatives", "classes",
-        "__weakref__", "boolean", "empty", "widest", "alphabet", "key",
+        "__weakref__", "boolean", "empty", "widest", "alphabet", "key", "kept",
     )
 
     kind: int
@@ -130,7 +135,8 @@ class Term:
     children: tuple[Term, ...]
     lo: int
     hi: int | None
-    derivatives: dict[int, Term]
+    derivatives: dict[int, weakref.ref[Term]]
+    kept: dict[int, Term] | None
     classes: tuple[int, ...] | None
     alphabet: tuple[int, ...] | None
     key: tuple
@@ -230,6 +236,7 @@ def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, chil
             term.lo = lo
             term.hi = hi
             term.derivatives = {}
+            term.kept = None
             term.classes = None
             term.alphabet = None
             term.key = key

@@ -284,3 +284,72 @@ def test_two_thousand_dropped_compilations_leave_bounded_memos_and_no_terms():
     del dfa
     gc.collect()
     assert intern_table_size() <= baseline + 10
+
+
+def _without_collections(build) -> int:
+    """Terms alive after `build()` returned and dropped what it made, no garbage collection run."""
+    gc.collect()
+    baseline = intern_table_size()
+    gc.disable()
+    try:
+        build()
+        return intern_table_size() - baseline
+    finally:
+        gc.enable()
+
+
+def test_a_dropped_automaton_is_freed_by_reference_counting_alone():
+    """Derivative memos refer weakly, so an automaton's loops make no reference cycles: its terms
+    die when it does, without a collection (strong memos left them all to the next full one)."""
+    def explore(pattern: str) -> None:
+        lazy = LazyDFA(pattern)
+        queue = [lazy.start]
+        for state in queue:  # every state, every transition
+            for target in set(lazy.row(state).tolist()) - {-1}:
+                if target not in queue:
+                    queue.append(target)
+        assert len(queue) == lazy.n_states > 5
+
+    assert _without_collections(lambda: explore("(ab|c[d-f]*)*g(h+i?)+|(jk)*l")) == 0
+    assert _without_collections(lambda: explore("((a|b)*c & ~(.*cc.*))d")) == 0
+
+
+def test_a_dropped_schema_constraint_is_freed_by_reference_counting_alone():
+    from brzozowski import Constraint, TokenIndex, compile_json_schema
+
+    vocabulary = Vocabulary([b'{"', b'a', b'":', b'"', b'x', b'y ', b'[', b']', b',', b'1', b'}',
+                             b'"}', None], eos_id=12)
+    schema = {"type": "object", "properties": {"a": {"type": "array", "items": {
+        "anyOf": [{"type": "string"}, {"type": "integer"}]}}}, "additionalProperties": False}
+
+    def walk() -> None:
+        constraint = Constraint(TokenIndex(compile_json_schema(schema), vocabulary))
+        for token in (0, 1, 2, 6, 3, 4, 5, 3, 8, 9, 7, 10):
+            assert constraint.mask()[token]
+            constraint.advance(token)
+        assert constraint.mask()[12]  # EOS: the document is complete
+
+    walk()  # the process-wide caches (character classes, byte classes) filled once
+    assert _without_collections(walk) == 0
+
+
+def test_terms_a_cache_shares_keep_their_derivatives_and_theirs_after_the_automaton_dies():
+    from brzozowski.derivatives import keep_derivatives
+
+    def states_alive_after_dropping(term) -> tuple[int, int]:
+        lazy = LazyDFA(term)
+        queue = [lazy.start]
+        for state in queue:
+            for target in set(lazy.row(state).tolist()) - {-1}:
+                if target not in queue:
+                    queue.append(target)
+        refs = [weakref.ref(lazy.term(state)) for state in queue]
+        del lazy
+        gc.collect()
+        return sum(ref() is not None for ref in refs), len(refs)
+
+    kept = keep_derivatives(parse("(ab|cd)*e[xy]+z"))  # ex, exy: derivatives of derivatives
+    alive, total = states_alive_after_dropping(kept)
+    assert alive == total == 6
+    alive, total = states_alive_after_dropping(parse("(ab|cd)*f[xy]+z"))  # not kept: memos are weak
+    assert alive < total == 6

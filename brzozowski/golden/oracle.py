@@ -10,8 +10,9 @@ the bytes of token t (the mask rule of docs/semantics.md)::
 A derivative is *dead* when no string continues it; `is_dead` is the one place that decides it.
 
 Because terms are interned and derivatives memoized on them, the oracle walks w once, keeps
-∂_w r, takes ``derivative_of_string(∂_w r, β(t))`` per token (prefixes shared through the memo), and
-remembers the answer per term: two texts with the same derivative have the same mask.
+∂_w r, takes ``derivative_of_string(∂_w r, β(t))`` per token (prefixes shared through the memo: the
+oracle keeps every derivative it computed alive, as memos refer to them weakly), and remembers the
+answer per term: two texts with the same derivative have the same mask.
 
 Invariant: the masks depend on the term, the vocabulary and the EOS id alone.
 
@@ -67,10 +68,11 @@ class Oracle:
             (t, data) for t, data in enumerate(self.vocab) if t != eos_id and data
         ]
         self._memo: dict[Term, tuple[tuple[int, ...], dict[int, Term]]] = {}
+        self._derived: list[Term] = []  # every derivative computed: alive, so memoized
 
     def after(self, text: bytes) -> Term:
         """∂_text r: what may follow `text` (dead when nothing may)."""
-        return derivative_of_string(self.term, text)
+        return derivative_of_string(self.term, text, self._derived)
 
     def _entry(self, d: Term) -> tuple[tuple[int, ...], dict[int, Term]]:
         entry = self._memo.get(d)
@@ -78,7 +80,7 @@ class Oracle:
             successors: dict[int, Term] = {}
             if not is_dead(d):
                 for t, data in self._candidates:
-                    nxt = derivative_of_string(d, data)
+                    nxt = derivative_of_string(d, data, self._derived)
                     if not is_dead(nxt):
                         successors[t] = nxt
             allowed = list(successors)
