@@ -9,9 +9,10 @@ the one home of that idea (as regex-automata's ``util/alphabet.rs`` is for its e
 - **Partitions.** A partition is a tuple of non-empty, pairwise disjoint byte sets whose union is
   `ALL_BYTES`, ordered by their lowest byte; `ONE_CLASS` is the partition that tells no bytes apart.
   `partition_of` makes one and interns it, so that `meet` (the coarsest common refinement) can be
-  memoized by identity. Both memos are process-wide but bounded (`MAX_PARTITION_MEMO`): a memo
-  entry holds the partitions it is keyed by, so an id in a key always belongs to a live object,
-  and an emptied memo costs time, never correctness.
+  memoized by identity. Both memos are process-wide but bounded (`MAX_PARTITION_MEMO`; when full,
+  each new entry evicts the oldest, so no step pays for emptying thousands at once): a memo entry
+  holds the partitions it is keyed by, so an id in a key always belongs to a live object, and an
+  evicted entry costs time, never correctness.
 - **Byte classes.** `ByteClasses.of(partition)` is a partition as automata use it: the class index
   of every byte (``class_of``, int[256], classes numbered in partition order) and each class's
   lowest byte (``representatives``). Every automaton's ``byte_classes`` array is such a numbering:
@@ -29,7 +30,7 @@ the one home of that idea (as regex-automata's ``util/alphabet.rs`` is for its e
 ['[\\\\x00-`\\\\{-\\\\xff]', '[ac-z]', 'b']
 >>> classes = ByteClasses.of(p)
 >>> len(classes), classes.representatives, int(classes.class_of[ord("b")])
-(3, [0, 97, 98], 2)
+(3, (0, 97, 98), 2)
 >>> target_runs([DEAD] * 97 + [1, 1, 2] + [DEAD] * 156)
 [(97, 98, 1), (99, 99, 2)]
 
@@ -39,6 +40,7 @@ Reference: regex-automata, ``src/util/alphabet.rs`` (byte classes); Owens, Reppy
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
@@ -121,23 +123,35 @@ ONE_CLASS: tuple[int, ...] = (ALL_BYTES,)
 """The partition with a single class: no byte told apart from another."""
 
 MAX_PARTITION_MEMO = 1 << 12
-"""How many partitions, and how many meets, the process-wide memos hold before they are emptied.
+"""How many partitions, and how many meets, the process-wide memos hold (then the oldest goes).
 One compilation uses a few hundred (a 10-property schema 129 partitions and 90 meets, the largest
 corpus schemas ~250 and ~300), so the memos only serve the pattern being compiled; a partition of
 a JSON schema's state holds tens of byte sets (~1 kB), and at 1 << 16 entries the two memos held
 ~110 MB after 2,500 schemas in a long-running process (benchmarks/bench_memory.py)."""
 
-_PARTITIONS: dict[tuple[int, ...], tuple[int, ...]] = {}
-_MEETS: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
+_PARTITIONS: OrderedDict[tuple[int, ...], tuple[int, ...]] = OrderedDict()
+_MEETS: OrderedDict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = \
+    OrderedDict()
+
+
+def _make_room(memo: OrderedDict, limit: int) -> None:
+    """Evict `memo`'s oldest entries until it holds fewer than `limit`."""
+    while len(memo) >= limit:
+        try:
+            memo.popitem(last=False)
+        except KeyError:  # another thread emptied it meanwhile
+            break
 
 
 def partition_of(sets: Sequence[int]) -> tuple[int, ...]:
     """The interned partition made of the non-empty `sets` (disjoint, covering all bytes), ordered
     by lowest byte."""
     key = tuple(sorted((s for s in sets if s), key=lambda s: s & -s))
-    if len(_PARTITIONS) >= MAX_PARTITION_MEMO:
-        _PARTITIONS.clear()  # equal partitions may then be distinct objects: slower, never wrong
-    return _PARTITIONS.setdefault(key, key)
+    found = _PARTITIONS.get(key)
+    if found is None:  # (an evicted partition's equal may then be a distinct object: slower, not wrong)
+        _make_room(_PARTITIONS, MAX_PARTITION_MEMO)
+        found = _PARTITIONS.setdefault(key, key)
+    return found
 
 
 def meet(p: tuple[int, ...], q: tuple[int, ...]) -> tuple[int, ...]:
@@ -150,8 +164,7 @@ def meet(p: tuple[int, ...], q: tuple[int, ...]) -> tuple[int, ...]:
     if found is not None and found[0] is p and found[1] is q:  # the entry keeps p and q alive
         return found[2]
     result = partition_of([a & b for a in p for b in q if a & b])
-    if len(_MEETS) >= MAX_PARTITION_MEMO:
-        _MEETS.clear()
+    _make_room(_MEETS, MAX_PARTITION_MEMO)
     _MEETS[(id(p), id(q))] = (p, q, result)
     return result
 
@@ -168,8 +181,9 @@ class ByteClasses:
 
     def __init__(self, partition: tuple[int, ...]) -> None:
         self.partition = partition
-        self.representatives = [(bits & -bits).bit_length() - 1 for bits in partition]
-        """The lowest byte of each class, in class order."""
+        self.representatives = tuple([(bits & -bits).bit_length() - 1 for bits in partition])
+        """The lowest byte of each class, in class order (a tuple of ints, which the garbage
+        collector stops tracking: thousands of these live in the process-wide memo)."""
         self._class_of: np.ndarray | None = None
 
     @staticmethod
@@ -177,8 +191,7 @@ class ByteClasses:
         """The (memoized) byte classes of `partition`."""
         found = _BYTE_CLASSES.get(partition)
         if found is None:
-            if len(_BYTE_CLASSES) >= MAX_BYTE_CLASSES:
-                _BYTE_CLASSES.clear()
+            _make_room(_BYTE_CLASSES, MAX_BYTE_CLASSES)
             found = _BYTE_CLASSES[partition] = ByteClasses(partition)
         return found
 
@@ -203,10 +216,11 @@ class ByteClasses:
 
 MAX_BYTE_CLASSES = 4096
 """How many `ByteClasses` (one per distinct partition) the process-wide memo of `ByteClasses.of`
-holds before it is emptied. Keyed by the partition's value, so an emptied memo costs time, never
-correctness."""
+holds; then each new one evicts the oldest (emptying it at once cost one mask step milliseconds of
+deallocation, benchmarks/bench_memory.py). Keyed by the partition's value, so an evicted entry
+costs time, never correctness."""
 
-_BYTE_CLASSES: dict[tuple[int, ...], ByteClasses] = {}
+_BYTE_CLASSES: OrderedDict[tuple[int, ...], ByteClasses] = OrderedDict()
 
 _COLUMN_WEIGHTS = np.random.default_rng(20091).integers(1, 2**62, size=1 << 16, dtype=np.int64)
 

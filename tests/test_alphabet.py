@@ -4,6 +4,7 @@ oracle over the 256 bytes."""
 
 from __future__ import annotations
 
+import gc
 import re
 
 import numpy as np
@@ -122,7 +123,7 @@ def test_byte_classes_number_the_bytes_by_their_class(p):
     classes = ByteClasses.of(p)
     assert ByteClasses.of(p) is classes and len(classes) == len(p)
     assert classes.class_of.tolist() == _class_labels(p)
-    assert classes.representatives == [min(b for b in range(256) if (bits >> b) & 1) for bits in p]
+    assert classes.representatives == tuple(min(b for b in range(256) if (bits >> b) & 1) for bits in p)
     assert classes.classes_of(list(range(256))) == _class_labels(p)
 
 
@@ -209,3 +210,30 @@ def test_alphabet_classes_memoized_on_sub_terms_equal_a_fresh_grouping(parts, se
     whole = alt(concat(terms[0], star(terms[1])), *terms[2:])
     assert set(alphabet_classes(whole)) == _signature_partition(whole)
     assert alphabet_classes(whole) is alphabet_classes(whole)  # memoized on the term
+
+
+def test_full_memos_evict_their_oldest_entry_not_everything(monkeypatch):
+    """Emptying a full memo of thousands of byte classes at once cost one mask step milliseconds
+    of deallocation in a long run: each new entry evicts the oldest instead."""
+    monkeypatch.setattr(alphabet, "MAX_PARTITION_MEMO", 3)
+    monkeypatch.setattr(alphabet, "MAX_BYTE_CLASSES", 3)
+    monkeypatch.setattr(alphabet, "_PARTITIONS", type(alphabet._PARTITIONS)())
+    monkeypatch.setattr(alphabet, "_MEETS", type(alphabet._MEETS)())
+    monkeypatch.setattr(alphabet, "_BYTE_CLASSES", type(alphabet._BYTE_CLASSES)())
+    made = [partition_of([byte_range(0, 9 + i), byte_range(10 + i, 255)]) for i in range(5)]
+    assert list(alphabet._PARTITIONS) == made[2:]
+    for p in made:
+        ByteClasses.of(p)
+    assert list(alphabet._BYTE_CLASSES) == made[2:]
+    halves = partition_of([byte_range(0, 127), byte_range(128, 255)])
+    for p in made:
+        meet(p, halves)
+    assert len(alphabet._MEETS) == 3
+
+
+def test_byte_classes_hold_no_list_the_collector_keeps_tracking():
+    """Thousands of `ByteClasses` live in the process-wide memo: their representatives are a tuple
+    of ints, which the garbage collector stops tracking (full collections then skip them)."""
+    classes = ByteClasses.of(partition_of([byte_range(0, 99), byte_range(100, 200), byte_range(201, 255)]))
+    gc.collect()
+    assert classes.representatives == (0, 100, 201) and not gc.is_tracked(classes.representatives)

@@ -54,7 +54,9 @@ def test_any_value_cache_is_bounded():
     schema_compiler._ANY_VALUES.clear()
     for depth in range(schema_compiler.MAX_ANY_VALUES + 5):
         json_schema_term({"type": "array"}, max_depth=depth % 12 + 1, separators=(",", ":" + " " * (depth // 12)))
-    assert 0 < len(schema_compiler._ANY_VALUES) <= schema_compiler.MAX_ANY_VALUES
+    # full, each new term evicts the oldest (emptying it at once would free every kept derivative
+    # in one step): exactly MAX_ANY_VALUES left, the newest among them
+    assert len(schema_compiler._ANY_VALUES) == schema_compiler.MAX_ANY_VALUES
 
 
 def test_enum_values_are_filtered_as_before_without_the_rest_schema():
@@ -96,4 +98,5 @@ def test_pattern_cache_gives_the_fresh_parse_and_is_bounded(monkeypatch):
     assert [ecma_regex.parse_pattern(p) for p in patterns] == fresh  # read back
     for i in range(ecma_regex.MAX_PIECES + 5):
         ecma_regex.parse_pattern(f"^a{{{i}}}$")
-    assert 0 < len(ecma_regex._PIECES) <= ecma_regex.MAX_PIECES
+    assert len(ecma_regex._PIECES) == ecma_regex.MAX_PIECES  # the oldest evicted one by one
+    assert f"^a{{{ecma_regex.MAX_PIECES + 4}}}$" in ecma_regex._PIECES
