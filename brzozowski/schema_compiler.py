@@ -470,7 +470,7 @@ class _Compiler:
                 terms.append(self.term(branch, bptr, base, depth, types))
             else:
                 terms.append(self.merged_term([rest, branch], bptr, base, depth, types))
-        return alt(*terms)
+        return _without_strings_inside_every_string(alt(*terms))
 
     # -- complement: not, overlapping oneOf, if/then/else, maxContains (issue 12) -------------------
 
@@ -1493,9 +1493,28 @@ class _Pieces:
 
 _ANY: dict = {}  # the schema of any JSON value; one object, so "any value" is memoized once per depth
 
+def _without_strings_inside_every_string(union: Term) -> Term:
+    """`union`, less its operands that only hold strings when one operand holds every string.
+
+    ``anyOf: [{"type": "string"}, {"enum": ["a", "b"]}]`` (pydantic's ``Literal["a", "b"] | str``)
+    is every string; left in, the enum's operands would keep their own states beside the string's
+    (the union of ``a"`` and the rest of any string is not the state inside a string), so the
+    string-interior mask tables (`brzozowski.string_masks`) would not recognize them. An operand
+    whose every text starts with ``"`` (its `first`; a superset with ``&``/``~``) holds JSON strings
+    only, written as this compiler writes them, each of which the plain string term holds."""
+    everything = json_string_term()
+    if union.kind != K_ALT or everything not in union.children:
+        return union
+    return alt(*[t for t in union.children if t is everything or t.first != _QUOTE_BIT])
+
+
+_QUOTE_BIT = 1 << ord('"')
+
+
 MAX_ANY_VALUES = 64
 """How many "any JSON value" terms (one per punctuation, depth and set of types) `_ANY_VALUES` keeps
-before it is emptied: a handful per writer in practice. An emptied cache costs time, never results."""
+(then each new one evicts the oldest): a handful per writer in practice. Each holds its derivatives
+(`brzozowski.derivatives.keep_derivatives`). An evicted term costs time, never results."""
 
 _ANY_VALUES: dict[tuple, tuple[Term, list[str]]] = {}
 

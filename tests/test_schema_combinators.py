@@ -217,3 +217,32 @@ def test_random_combinator_schemas_are_sound(schema, values, seed):
         for ascii_only in (True, False):
             if lazy.matches(json.dumps(value, separators=(",", ":"), ensure_ascii=ascii_only).encode()):
                 assert check.is_valid(value), (schema, value)
+
+
+def test_a_union_with_every_string_absorbs_its_string_only_operands():
+    """``Literal["size", "kind"] | str``: the enum's strings are strings, so the union is the plain
+    string term itself (left in, the enum's operands would keep states of their own beside the
+    string's, and the string-interior mask tables would not recognize them)."""
+    from brzozowski import TokenIndex, Vocabulary
+    from brzozowski.schema_compiler import json_schema_term
+
+    plain = json_schema_term({"type": "string"})
+    assert json_schema_term({"anyOf": [{"type": "string"}, {"enum": ["size", "kind"]}]}) is plain
+    assert json_schema_term({"anyOf": [{"const": "x"}, {"type": "string"},
+                                       {"type": "string", "pattern": "^a", "maxLength": 3}]}) is plain
+    assert (json_schema_term({"anyOf": [{"type": "string"}, {"enum": ["a", 1, None]}]})
+            is json_schema_term({"anyOf": [{"type": "string"}, {"enum": [1, None]}]}))
+    # Without an operand holding every string nothing is absorbed.
+    narrow = compile_json_schema({"anyOf": [{"type": "string", "maxLength": 2}, {"enum": ["abcdef"]}]})
+    assert narrow.matches(b'"abcdef"') and narrow.matches(b'"ab"') and not narrow.matches(b'"abc"')
+    for document in ('"abcdef"', '"ab"', '"abc"', "1"):
+        assert narrow.matches(document.encode()) == validator(
+            {"anyOf": [{"type": "string", "maxLength": 2}, {"enum": ["abcdef"]}]}).is_valid(json.loads(document))
+
+    schema = {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"enum": ["size", "kind"]}]}},
+              "required": ["a"], "additionalProperties": False}
+    vocabulary = Vocabulary([b'{"a":"', b"si", b"ze", b"kind", b'"}', b" x", None], eos_id=6)
+    index = TokenIndex(compile_json_schema(schema), vocabulary)
+    inside = index.next_state(index.start, 0)
+    assert index.mask(inside).tolist() == [False, True, True, True, True, True, False]
+    assert index.string_masks == 1  # from the string tables, not a walk
