@@ -663,11 +663,11 @@ class TokenIndex:
         if found is not _UNSEEN:
             return found  # type: ignore[return-value]
         row = self.automaton.row(state)
-        if row[0x61] == state and row[0x20] == state:  # "a" and " " loop: a string's body?
+        if row[0x61] != DEAD and row[0x20] != DEAD:  # "a" and " " go on: a string's body?
             recognized = recognize(self.automaton.row, state)
             if recognized is not None:
-                pairs, after = recognized
-                for r, y in pairs.items():
+                paired, after = recognized
+                for y, r in paired.items():
                     self._string_states.setdefault(y, (r, after))
         return self._string_states.setdefault(state, None)
 

@@ -21,16 +21,18 @@ that behaves as r shares the ``inside`` table.
 
 Recognition is checked, never assumed. `recognize` walks S and the automaton in step from
 (body, x): for each pair (r, y) every byte must go where S says: to DEAD where S dies, to one common
-q where S closes, and to one automaton state per S-successor r' (a pair (r', y'), checked in turn).
-When the pairs close without a contradiction the behaviour above follows by induction on the length
-of w. A string with a pattern, a length bound or an enum contradicts it somewhere and is walked the
-ordinary way.
+q where S closes (for every pair), and to a live automaton state y' where S goes to r' (a pair
+(r', y'), checked in turn; each automaton state is paired with one S-state only). When the pairs
+close without a contradiction the behaviour above follows by induction on the length of w. A
+string with a pattern, a length bound or an enum of its own contradicts it somewhere and is walked
+the ordinary way; a union of a plain string with an enum of strings does not (its enum prefixes
+pair with S's body).
 
 >>> from brzozowski.dfa import regex_to_dfa
 >>> dfa = regex_to_dfa('\\\\{"a":' + STRING + '\\\\}')
 >>> body = dfa.step(dfa.start, b'{"a":"')
->>> pairs, after = recognize(dfa.row, body)
->>> len(pairs), after == dfa.step(body, b'"')
+>>> paired, after = recognize(dfa.row, body)
+>>> len(paired), after == dfa.step(body, b'"')
 (20, True)
 >>> recognize(dfa.row, dfa.start) is None
 True
@@ -51,7 +53,8 @@ from .schema import STRING
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import VocabTrie
 
-__all__ = ["StringAutomaton", "build_all_tables", "recognize", "string_automaton", "string_tables"]
+__all__ = ["MAX_PAIRED", "StringAutomaton", "build_all_tables", "recognize", "string_automaton",
+           "string_tables"]
 
 
 class StringAutomaton:
@@ -78,6 +81,7 @@ class StringAutomaton:
             row = self.trans[r]
             successors = [(int(t), np.flatnonzero(row == t)) for t in np.unique(row)
                           if t not in (DEAD, self.closed)]
+            successors.sort(key=lambda pair: pair[0] == self.body)  # the body last: see recognize
             self.groups[r] = (np.flatnonzero(row == DEAD), np.flatnonzero(row == self.closed),
                               successors)
 
@@ -88,35 +92,50 @@ def string_automaton() -> StringAutomaton:
     return StringAutomaton()
 
 
-def recognize(row: Callable[[int], np.ndarray], state: int) -> tuple[dict[int, int], int] | None:
-    """If automaton `state` behaves as S's body (see the module docstring): the pairs found
-    (S-state -> automaton state, every interior state of S) and the after-state q; else None.
+MAX_PAIRED = 64
+"""The most automaton states `recognize` pairs with S-states before it gives up (the 20 interior
+states of a plain string; a union of a string with an enum of its own strings adds one per enum
+prefix); a state it gives up on is walked the ordinary way. Small, because every state paired is a
+state created: a string with a length bound pairs a new automaton state with S's body at every
+character until the bound contradicts S (the walk goes depth first, the body's successor first,
+so it meets that contradiction, or this limit, after as few states as possible)."""
 
+
+def recognize(row: Callable[[int], np.ndarray], state: int) -> tuple[dict[int, int], int] | None:
+    """If automaton `state` behaves as S's body (see the module docstring): the automaton states
+    found on the way, each with the S-state it behaves as, and the after-state q; else None.
+
+    Several automaton states may behave as one S-state (in a union of a string with an enum of
+    strings, the state after ``"ki`` and the plain string's body both do): the walk pairs each
+    automaton state it reaches with the S-state S reaches by the same bytes, and checks every pair.
     `row(y)` gives the automaton's 256 transitions of state y (DEAD = -1).
     """
     s = string_automaton()
-    pairs, queue, after = {s.body: state}, [s.body], None
+    paired, queue, after = {state: s.body}, [state], None
     while queue:
-        r = queue.pop()
-        targets = row(pairs[r])
+        y = queue.pop()
+        r = paired[y]
+        targets = row(y)
         dead, closing, successors = s.groups[r]
         if (targets[dead] != DEAD).any():
             return None
-        if closing.size:  # only the body closes, on `"` alone (and the body is paired once)
-            after = int(targets[closing[0]])
+        if closing.size:  # only the body closes, on `"` alone
+            closed = int(targets[closing[0]])
+            if after is not None and closed != after:
+                return None
+            after = closed
         for successor, group in successors:
-            found = targets[group]
-            target = int(found[0])
-            if target == DEAD or (found != target).any():
-                return None
-            known = pairs.get(successor)
-            if known is None:
-                pairs[successor] = target
-                queue.append(successor)
-            elif known != target:
-                return None
+            for target in np.unique(targets[group]).tolist():
+                known = paired.get(target)
+                if known is None:
+                    if target == DEAD or len(paired) >= MAX_PAIRED:
+                        return None
+                    paired[target] = successor
+                    queue.append(target)
+                elif known != successor:
+                    return None
     assert after is not None  # the body closes on `"`
-    return pairs, after
+    return paired, after
 
 
 def string_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

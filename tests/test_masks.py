@@ -672,6 +672,29 @@ def test_strings_with_other_languages_are_not_taken_for_json_strings():
     assert len(_string_states(TokenIndex(dfa, vocab), dfa)) == 20
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=string_tokens)
+def test_a_union_of_a_string_and_its_own_enum_is_recognized_state_by_state(vocab):
+    """Unminimized, ``"ab"|"bé"|<any string>`` has its own states after ``"a`` or ``"b`` (each
+    behaving as the string's body, since any string holds the enum's): they are paired with S's body
+    and served by the tables, with masks equal to the definition."""
+    from brzozowski import json_schema_to_regex
+
+    regex = json_schema_to_regex({"type": "array", "items": {
+        "anyOf": [{"enum": ["ab", "b\u00e9"]}, {"type": "string"}]}})
+    assert "ab" in regex  # the strict front door keeps the enum in the regex
+    lazy, dfa = LazyDFA(regex), regex_to_dfa(regex)
+    index = TokenIndex(lazy, vocab, eos_id=0)
+    states = list(_paired_states(lazy, dfa))
+    for state in states:
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, 0)), state
+    body = lazy.step(lazy.start, b'["')
+    assert index._string_state(body) is not None
+    for text in (b'["a', b'["b', b'["b\xc3', b'["b\xc3\xa9'):
+        assert index._string_state(lazy.step(lazy.start, text)) is not None, text
+    assert len(_string_states(index, lazy)) > 20  # more automaton states than S has
+
+
 # -- the Vocabulary -----------------------------------------------------------------------------
 
 
