@@ -89,7 +89,8 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
     its sub-terms), for a caller that keeps them alive for its later calls (an automaton)."""
     if not (term.first >> b) & 1:  # no string of the language starts with b
         return EMPTY
-    found = _recalled(term, b)
+    ref = term.derivatives.get(b)
+    found = None if ref is None else ref()
     if found is not None:
         if term.kept is not None and b not in term.kept:  # memoized before the term was shared
             _remember(term, b, found)
@@ -101,7 +102,8 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
         missing = False
         for c in _needed(t):
             if (c.first >> b) & 1 and c not in got:
-                found = _recalled(c, b)
+                ref = c.derivatives.get(b)  # a weak reference: its term may have died
+                found = None if ref is None else ref()
                 if found is None:
                     todo.append(c)
                     missing = True
@@ -112,7 +114,9 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
         todo.pop()
         if t not in got:  # a shared sub-term may have been pushed twice
             found = got[t] = _derive(t, b, got)
-            _remember(t, b, found)
+            t.derivatives[b] = _weak(found)  # (`_remember`, inlined: once per derivative computed)
+            if t.kept is not None:
+                _remember(t, b, found)
             if keep is not None:
                 keep.append(found)
     return got[term]
@@ -137,12 +141,6 @@ def keep_derivatives(term: Term) -> Term:
     return term
 
 
-def _recalled(term: Term, b: int) -> Term | None:
-    """The memoized derivative of `term` by `b`, if it is still alive."""
-    ref = term.derivatives.get(b)
-    return None if ref is None else ref()
-
-
 def _needed(term: Term) -> list[Term] | tuple[Term, ...]:
     """The sub-terms whose derivatives (and classes) the rules for `term` read.
 
@@ -161,14 +159,9 @@ def _needed(term: Term) -> list[Term] | tuple[Term, ...]:
     return parts
 
 
-def _sub(got: dict[Term, Term], term: Term, b: int) -> Term:
-    """The derivative of a sub-term by `b`, from `got` (∅ when no string of it starts with b)."""
-    return got[term] if (term.first >> b) & 1 else EMPTY
-
-
 def _derive(term: Term, b: int, got: dict[Term, Term]) -> Term:
     """One derivative rule (see the module docstring); `got` holds the sub-terms' derivatives by b
-    (those whose `first` has b; the others' are ∅)."""
+    (those whose `first` has b; the others' are ∅, not looked up)."""
     kind = term.kind
     if kind == K_BYTES:  # b is in the set: `first` said so
         return EPSILON
@@ -176,22 +169,21 @@ def _derive(term: Term, b: int, got: dict[Term, Term]) -> Term:
         operands = []
         while term.kind == K_CONCAT:
             head, term = term.children
-            operands.append(concat(_sub(got, head, b), term))
+            operands.append(concat(got[head] if (head.first >> b) & 1 else EMPTY, term))
             if not head.nullable:
                 return alt(*operands)
-        operands.append(_sub(got, term, b))
+        operands.append(got[term] if (term.first >> b) & 1 else EMPTY)
         return alt(*operands)
-    if kind == K_ALT:
-        return alt(*[_sub(got, t, b) for t in term.children])
+    if kind == K_ALT or kind == K_INTER:
+        operands = [got[t] if (t.first >> b) & 1 else EMPTY for t in term.children]
+        return alt(*operands) if kind == K_ALT else inter(*operands)
+    body = term.children[0]  # star, complement, repeat
+    derived = got[body] if (body.first >> b) & 1 else EMPTY
     if kind == K_STAR:
-        return concat(_sub(got, term.children[0], b), term)
-    if kind == K_INTER:
-        return inter(*[_sub(got, t, b) for t in term.children])
+        return concat(derived, term)
     if kind == K_COMPL:
-        return compl(_sub(got, term.children[0], b))
-    body = term.children[0]  # K_REPEAT
-    rest = repeat(body, max(term.lo - 1, 0), None if term.hi is None else term.hi - 1)
-    return concat(_sub(got, body, b), rest)
+        return compl(derived)
+    return concat(derived, repeat(body, max(term.lo - 1, 0), None if term.hi is None else term.hi - 1))
 
 
 def derivative_of_string(term: Term, data: bytes, keep: list[Term] | None = None) -> Term:
