@@ -267,6 +267,23 @@ class LazyDFA:
                 self._compute(state, index)
         return [targets[index] for index in local]
 
+    def state_of(self, term: Term) -> int:
+        """The state whose term is `term`, discovered now if it is new; DEAD if its language is empty.
+
+        For a caller that knows `term` is the derivative of a state's term by some string (the
+        masks of a string with a length bound know what follows its closing quote without reading
+        up to it): it is then the very state those transitions lead to, and numbering it now only
+        changes the order of discovery."""
+        if not isinstance(term, Term):
+            raise InputTypeError(f"state_of takes a Term, not {term!r:.60}")
+        with self._lock:
+            found = self._numbers.get(term)
+            if found is not None:
+                return found
+            if term is EMPTY or (term.boolean and is_empty(term, self.max_states)):
+                return DEAD
+            return self._add(term)
+
     # -- growth ----------------------------------------------------------------------------------
 
     @property

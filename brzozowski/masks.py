@@ -44,7 +44,8 @@ Two shortcuts keep masks the same and make them cheaper:
 - **Strings.** A state that behaves as the inside of a JSON string (checked against the automaton,
   `brzozowski.string_masks`) gets its mask from a per-vocabulary table plus a walk of only the
   tokens that reach past the closing quote: tens to hundreds of microseconds instead of a dense
-  walk of the whole trie.
+  walk of the whole trie. Over a `LazyDFA`, a string with a length bound is recognized by its
+  state's term, and per-token character counts apply the bound.
 - **Class strings.** Bytes of one class of the pattern's ``byte_classes`` lead everywhere to the
   same states, so the trie of the tokens' class strings (`brzozowski.vocabulary.class_trie`) can be
   walked instead. Building it costs tens of milliseconds over o200k_base, so an index starts on the
@@ -81,7 +82,7 @@ import numpy as np
 
 from .alphabet import DEAD, Automaton
 from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
-from .string_masks import recognize, string_tables
+from .string_masks import count_tables, recognize, recognize_counted, string_tables
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
 __all__ = ["DEFAULT_CACHE_BYTES", "DENSE_FRACTION", "TokenIndex"]
@@ -657,27 +658,44 @@ class TokenIndex:
 
     # -- states inside JSON strings (brzozowski.string_masks) ------------------------------------
 
-    def _string_state(self, state: int) -> tuple[int, int] | None:
-        """(S-state, after-state) if `state` behaves as the inside of a JSON string, else None."""
+    def _string_state(self, state: int) -> tuple[int, int, int, int | None] | None:
+        """(S-state, after-state, fewest, most characters) if `state` behaves as the inside of a
+        JSON string (with a length bound: known from a lazy automaton's term), else None."""
         found = self._string_states.get(state, _UNSEEN)
         if found is not _UNSEEN:
             return found  # type: ignore[return-value]
+        state_of = getattr(self.automaton, "state_of", None)  # a LazyDFA: its states are terms
+        if state_of is not None:
+            counted = recognize_counted(self.automaton.term(state))
+            if counted is not None:
+                r, fewest, most, rest = counted
+                return self._string_states.setdefault(state, (r, state_of(rest), fewest, most))
         row = self.automaton.row(state)
         if row[0x61] != DEAD and row[0x20] != DEAD:  # "a" and " " go on: a string's body?
             recognized = recognize(self.automaton.row, state)
             if recognized is not None:
                 paired, after = recognized
                 for y, r in paired.items():
-                    self._string_states.setdefault(y, (r, after))
+                    self._string_states.setdefault(y, (r, after, 0, None))
         return self._string_states.setdefault(state, None)
 
-    def _string_mask(self, r: int, after: int) -> np.ndarray:
-        """The tokens allowed in a state that behaves as S-state r with after-state `after`: the
-        vocabulary's ``inside`` table, plus a walk from `after` of the subtries below the nodes
-        where the string closes."""
+    def _string_mask(self, r: int, after: int, fewest: int = 0, most: int | None = None) -> np.ndarray:
+        """The tokens allowed in a state that behaves as S-state r with after-state `after`, `fewest`
+        to `most` more characters allowed before the closing quote: the vocabulary's ``inside``
+        table (less the tokens that begin too many characters), plus a walk from `after` of the
+        subtries below the nodes where the string closes (after an allowed number of characters)."""
         trie = self.trie
         inside, closing, bounds = string_tables(trie, r)
         mask = inside.copy()
+        if fewest or most is not None:
+            token_counts, closing_counts = count_tables(trie, r)
+            if most is not None:
+                mask &= token_counts <= most
+            allowed = closing_counts >= fewest
+            if most is not None:
+                allowed &= closing_counts <= most
+        else:
+            allowed = None
         if after == DEAD or not closing.size:
             return mask
         code = (after + 1) * 256
@@ -691,6 +709,8 @@ class TokenIndex:
             elif d >= seeded_levels:
                 break
             seeds = closing[bounds[d]:bounds[d + 1]]
+            if allowed is not None:
+                seeds = seeds[allowed[bounds[d]:bounds[d + 1]]]
             if len(seeds):
                 nodes = np.concatenate((nodes, seeds))
                 codes = np.concatenate((codes, np.full(len(seeds), code, dtype=np.int32)))

@@ -28,6 +28,18 @@ string with a pattern, a length bound or an enum of its own contradicts it somew
 the ordinary way; a union of a plain string with an enum of strings does not (its enum prefixes
 pair with S's body).
 
+**Length bounds.** In a lazy automaton, a state inside a string with ``minLength``/``maxLength`` is
+recognized by its *term* instead (`recognize_counted`): a character maybe begun (S-state r), then
+``ANY_CHAR{lo,hi}``, the closing quote, and what follows (the after-state q, numbered from its term
+with `brzozowski.lazy.LazyDFA.state_of`). With n(t) the characters S begins while reading t from r
+(`count_tables`; a begun character was counted when it began):
+
+    mask_x[t] = (S reads all of t from r without dying or closing, and n(t) ≤ hi)
+                or (S closes on t's prefix p, lo ≤ n(p) ≤ hi, and ``δ*(q, t[len(p):]) ≠ DEAD``).
+
+Exploring the automaton instead would create a state per (count, S-state) that a token reaches:
+~1,150 for ``maxLength: 200`` over o200k_base, 30-50 ms on one mask step.
+
 >>> from brzozowski.dfa import regex_to_dfa
 >>> dfa = regex_to_dfa('\\\\{"a":' + STRING + '\\\\}')
 >>> body = dfa.step(dfa.start, b'{"a":"')
@@ -47,14 +59,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .alphabet import DEAD
+from .derivatives import derivative, keep_derivatives
 from .dfa import regex_to_dfa
+from .json_strings import ANY_CHAR
 from .schema import STRING
+from .terms import EPSILON, K_CONCAT, K_REPEAT, Term, byte, concat
 
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import VocabTrie
 
-__all__ = ["MAX_PAIRED", "StringAutomaton", "build_all_tables", "recognize", "string_automaton",
-           "string_tables"]
+__all__ = ["MAX_PAIRED", "StringAutomaton", "build_all_tables", "count_tables", "recognize",
+           "recognize_counted", "string_automaton", "string_tables"]
 
 
 class StringAutomaton:
@@ -138,6 +153,110 @@ def recognize(row: Callable[[int], np.ndarray], state: int) -> tuple[dict[int, i
     return paired, after
 
 
+_QUOTE = byte(ord('"'))
+_LONGEST_CHARACTER = 12  # bytes of the longest spelling of one character: a surrogate pair's escapes
+
+
+@lru_cache(maxsize=1)
+def _partial_characters() -> dict[Term, int]:
+    """Each derivative of `ANY_CHAR` by the bytes of a character begun but not finished, with the
+    S-state S is in after the same bytes; empty if the two ever disagree (then no counted string is
+    recognized). `ANY_CHAR` and S's characters are one language (a test checks it); this pairs their
+    states once per process (the terms are kept: `keep_derivatives`)."""
+    s = string_automaton()
+    pairs: dict[Term, int] = {}
+    queue = [(keep_derivatives(ANY_CHAR), s.body)]
+    for term, r in queue:
+        for b in range(256):
+            target = int(s.trans[r][b])
+            if target == s.closed:
+                continue  # the closing quote: no character starts with it (ANY_CHAR's first)
+            derived = derivative(term, b)
+            if target == DEAD or target == s.body:  # dead, or the character is complete
+                if derived is not (EPSILON if target == s.body else derived) or (
+                        target == DEAD and derived.first):
+                    return {}
+                continue
+            known = pairs.get(derived)
+            if known is None:
+                pairs[derived] = target
+                queue.append((derived, target))
+            elif known != target:
+                return {}
+    return pairs
+
+
+def recognize_counted(term: Term) -> tuple[int, int, int | None, Term] | None:
+    """If `term` is the inside of a string with a length bound followed by `rest`, as
+    `brzozowski.json_strings.string_term` writes it (a character maybe begun, then ``{lo,hi}`` more
+    characters, the closing quote, `rest`): (the S-state of the begun character or S's body, lo, hi,
+    rest); else None.
+
+    The characters ``ANY_CHAR{lo,hi}`` count as S does: one more each time S leaves its body (a
+    begun character was counted when it began). So, with `count_tables`, a token's fate in such a
+    state is read off per-vocabulary tables, like a plain string's, whatever the bound: the
+    ~1,000 states of a ``maxLength: 200`` string a walk would create are never needed."""
+    begun: list[Term] = []  # the rest of a begun character: the heads before the repeat
+    while term.kind == K_CONCAT and len(begun) <= _LONGEST_CHARACTER:
+        head, tail = term.children
+        if head.kind == K_REPEAT and head.children[0] is ANY_CHAR:
+            break
+        begun.append(head)
+        term = tail
+    else:
+        return None
+    r = string_automaton().body
+    if begun:
+        found = _partial_characters().get(concat(*begun))  # concatenations are right-nested
+        if found is None:
+            return None
+        r = found
+    repeated, after = term.children
+    if after is _QUOTE:
+        return r, repeated.lo, repeated.hi, EPSILON
+    if after.kind != K_CONCAT or after.children[0] is not _QUOTE:
+        return None
+    return r, repeated.lo, repeated.hi, after.children[1]
+
+
+def count_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per vocabulary and S-state r (built on first use, kept on the trie): how many characters each
+    token begins when S reads it from r (int16 per token; meaningful where ``inside`` holds), and
+    how many each ``closing`` node's token began before its closing quote (aligned with
+    ``closing`` of `string_tables`)."""
+    key = ("json-string-counts", r)
+    found = trie.tables.get(key)
+    if found is not None:
+        return found
+    with trie.tables_lock:
+        found = trie.tables.get(key)
+        if found is None:
+            found = trie.tables[key] = _build_counts(trie, r)
+    return found
+
+
+def _build_counts(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
+    s = string_automaton()
+    table = np.zeros((len(s.trans) + 1, 256), dtype=np.int32)  # codes as in _build_tables
+    table[1:] = (s.trans + 1) * 256
+    flat = table.ravel()
+    body = (s.body + 1) * 256
+    codes = np.zeros(trie.n_nodes + 1, dtype=np.int32)
+    counts = np.zeros(trie.n_nodes + 1, dtype=np.int16)
+    codes[0] = (r + 1) * 256
+    quote = np.int32(ord('"'))
+    for lo, hi, _, level_bytes in trie.level_views:
+        parents = trie.parent[lo:hi]
+        parent_codes = codes[parents]
+        codes[lo:hi] = flat.take(parent_codes + level_bytes)
+        counts[lo:hi] = counts[parents] + ((parent_codes == body) & (level_bytes != quote))
+    closing = string_tables(trie, r)[1]
+    token_counts, closing_counts = counts.take(trie.token_node), counts[closing]
+    for array in (token_counts, closing_counts):
+        array.setflags(write=False)
+    return token_counts, closing_counts
+
+
 def string_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per vocabulary and S-state r (built once, ~3 ms over o200k_base, kept on the trie):
     ``inside`` (bool per token: S reads the whole token from r without dying or closing), the
@@ -155,10 +274,13 @@ def string_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 def build_all_tables(trie: VocabTrie) -> None:
-    """`string_tables` of every interior state of S (~20 x 3 ms and ~5 MB over o200k_base): a
-    `brzozowski.vocabulary.Vocabulary` builds them with its trie, so no mask step waits for one."""
-    for r in string_automaton().interior:
+    """`string_tables` of every interior state of S (~20 x 3 ms and ~5 MB over o200k_base), and
+    the `count_tables` of S's body (~4 ms, 0.4 MB; a begun character's are built when first met):
+    a `brzozowski.vocabulary.Vocabulary` builds them with its trie, so no mask step waits for one."""
+    s = string_automaton()
+    for r in s.interior:
         string_tables(trie, r)
+    count_tables(trie, s.body)
 
 
 def _build_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -695,6 +695,96 @@ def test_a_union_of_a_string_and_its_own_enum_is_recognized_state_by_state(vocab
     assert len(_string_states(index, lazy)) > 20  # more automaton states than S has
 
 
+COUNTED = {"type": "object", "properties": {"a": {"type": "string", "minLength": 2, "maxLength": 5},
+                                             "b": {"type": "string", "maxLength": 3}},
+           "required": ["a", "b"], "additionalProperties": False}
+COUNTED_TEXTS = [b'{"a":"', b'{"a":"x', b'{"a":"xy', b'{"a":"x\xc3', b'{"a":"\\', b'{"a":"\\u00',
+                 b'{"a":"\\uD83D\\uDE', b'{"a":"xyz', b'{"a":"xy","b":"', b'{"a":"xy","b":"\xe2\x82']
+# (with one character left, ``ANY_CHAR{0,1}`` is ``ANY_CHAR | ε``: no longer a counted repeat, and
+# such states are walked the ordinary way, covered by the loop over every state)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=string_tokens)
+def test_strings_with_length_bounds_take_the_counted_tables_and_match_brute_force(vocab):
+    """A lazy automaton's states inside a string with minLength/maxLength are recognized by their
+    term (`recognize_counted`) and masked from the per-vocabulary tables and character counts:
+    first before any of the states past the string exist (the after-state is numbered from its
+    term), then every state of the automaton; each mask is the definition, token by token."""
+    from brzozowski import compile_json_schema
+
+    vocab = [*vocab, None]
+    eos = len(vocab) - 1
+    lazy = compile_json_schema(COUNTED)
+    index = TokenIndex(lazy, vocab, eos_id=eos)
+    for text in COUNTED_TEXTS:
+        state = lazy.step(lazy.start, text)
+        found = index._string_state(state)
+        assert found is not None and found[3] is not None, text  # counted: a bound on the characters
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, eos)), text
+    queue = [lazy.start]
+    for state in queue:  # every state, each checked once it exists
+        for target in set(lazy.row(state).tolist()) - {DEAD}:
+            if target not in queue:
+                queue.append(target)
+    for state in queue:
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, eos)), state
+    assert index.string_masks >= len(COUNTED_TEXTS)
+
+
+def test_a_long_bounded_string_over_o200k_creates_a_few_states_not_one_per_count():
+    """``maxLength: 200`` made the first mask inside the string create ~1,150 states (one per
+    count and UTF-8 or escape position a token reaches); from the tables it creates none beyond
+    the string's end, with the masks of an ordinary walk."""
+    from brzozowski import compile_json_schema
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
+    schema = {"type": "object", "properties": {"a": {"type": "string", "minLength": 3, "maxLength": 200}},
+              "required": ["a"], "additionalProperties": False}
+    lazy = compile_json_schema(schema)
+    fast, walked = TokenIndex(lazy, vocabulary), TokenIndex(lazy, vocabulary)
+    walked.set_strategy(strings=False)
+    inside = lazy.step(lazy.start, b'{"a":"')
+    before = lazy.n_states
+    first = fast.mask(inside)
+    assert lazy.n_states - before <= 3  # what follows the quote, numbered from its term
+    for text in (b'{"a":"', b'{"a":"ab', b'{"a":"\xc3', b'{"a":"\\u00', b'{"a":"' + b"x" * 150,
+                 b'{"a":"' + b"x" * 190):
+        state = lazy.step(lazy.start, text)
+        assert fast._string_state(state) is not None, text
+        assert np.array_equal(fast.mask(state), walked.mask(state)), text
+    assert first.sum() > 190_000 and fast.string_masks == 6
+
+
+def test_the_counted_characters_are_the_string_automatons():
+    """`recognize_counted` counts `ANY_CHAR`'s characters by S's states: the two must be one language,
+    and every begun character of `ANY_CHAR` one of S's interior states."""
+    from brzozowski.json_strings import ANY_CHAR
+    from brzozowski.schema import STRING
+    from brzozowski.string_masks import _QUOTE, _partial_characters, string_automaton
+    from brzozowski.terms import concat, star
+
+    same = regex_to_dfa(concat(_QUOTE, star(ANY_CHAR), _QUOTE)) == regex_to_dfa(STRING)
+    assert same
+    s = string_automaton()
+    assert sorted(set(_partial_characters().values())) == [r for r in s.interior if r != s.body]
+
+
+def test_state_of_a_derivative_is_the_state_its_transitions_reach():
+    from brzozowski.derivatives import derivative_of_string
+    from brzozowski.errors import InputTypeError
+    from brzozowski.terms import EMPTY
+
+    lazy = LazyDFA("(ab|c)*d[ef]+")
+    ahead = lazy.state_of(derivative_of_string(lazy.term(lazy.start), b"abcd"))
+    assert lazy.n_states == 2 and ahead == 1  # numbered now, before any transition reaches it
+    assert lazy.step(lazy.start, b"abcd") == ahead and lazy.step(lazy.start, b"d") == ahead
+    assert lazy.state_of(lazy.term(lazy.start)) == lazy.start and lazy.state_of(EMPTY) == DEAD
+    with pytest.raises(InputTypeError):
+        lazy.state_of("d[ef]+")
+
+
 # -- the Vocabulary -----------------------------------------------------------------------------
 
 
