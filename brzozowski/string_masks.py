@@ -224,15 +224,7 @@ def count_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
     token begins when S reads it from r (int16 per token; meaningful where ``inside`` holds), and
     how many each ``closing`` node's token began before its closing quote (aligned with
     ``closing`` of `string_tables`)."""
-    key = ("json-string-counts", r)
-    found = trie.tables.get(key)
-    if found is not None:
-        return found
-    with trie.tables_lock:
-        found = trie.tables.get(key)
-        if found is None:
-            found = trie.tables[key] = _build_counts(trie, r)
-    return found
+    return _kept_on(trie, ("json-string-counts", r), lambda: _build_counts(trie, r))
 
 
 def _build_counts(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
@@ -262,14 +254,18 @@ def string_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray, np.n
     ``inside`` (bool per token: S reads the whole token from r without dying or closing), the
     ``closing`` nodes (sorted: where S has just read the closing quote) and ``bounds`` (the
     closing nodes of level d are ``closing[bounds[d]:bounds[d + 1]]``)."""
-    key = ("json-string", r)
+    return _kept_on(trie, ("json-string", r), lambda: _build_tables(trie, r))
+
+
+def _kept_on(trie: VocabTrie, key: tuple, build: Callable[[], tuple]) -> tuple:
+    """``trie.tables[key]``, built by `build` the first time (once, whatever the threads)."""
     found = trie.tables.get(key)
     if found is not None:
         return found
     with trie.tables_lock:
         found = trie.tables.get(key)
         if found is None:
-            found = trie.tables[key] = _build_tables(trie, r)
+            found = trie.tables[key] = build()
     return found
 
 
