@@ -31,9 +31,11 @@ sub-terms' derivatives). Strong memos would form reference cycles along every lo
 frees the garbage of hundreds of patterns in one pause (issue 9). A term that a process-wide cache
 shares between patterns (a JSON schema's "any value", a parsed ``pattern``) is marked with
 `keep_derivatives`: its derivatives, and theirs, are held strongly as long as it lives, so every
-automaton that reaches it reuses them. Neither recurses: each walks an explicit stack of the sub-terms it still
-needs (post-order), so a deep term (a long concatenation of nullable parts, deeply nested groups)
-costs heap, not Python stack. The rules themselves are one short function per kind (`_derive`,
+automaton that reaches it reuses them.
+
+Neither recurses: each walks an explicit stack of the sub-terms it still needs (post-order), so a
+deep term (a long concatenation of nullable parts, deeply nested groups) costs heap, not Python
+stack. The rules themselves are one short function per kind (`_derive`,
 `_classes`); `_needed` says which sub-terms each rule reads.
 
 Partitions, their meet and its memos live in `brzozowski.alphabet`.

@@ -63,7 +63,7 @@ from .derivatives import derivative, keep_derivatives
 from .dfa import regex_to_dfa
 from .json_strings import ANY_CHAR
 from .schema import STRING
-from .terms import EPSILON, K_CONCAT, K_REPEAT, Term, byte, concat
+from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, Term, byte, concat
 
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import VocabTrie
@@ -172,9 +172,8 @@ def _partial_characters() -> dict[Term, int]:
             if target == s.closed:
                 continue  # the closing quote: no character starts with it (ANY_CHAR's first)
             derived = derivative(term, b)
-            if target == DEAD or target == s.body:  # dead, or the character is complete
-                if derived is not (EPSILON if target == s.body else derived) or (
-                        target == DEAD and derived.first):
+            if target == s.body or target == DEAD:  # the character is complete, or dead
+                if derived is not (EPSILON if target == s.body else EMPTY):
                     return {}
                 continue
             known = pairs.get(derived)
