@@ -95,7 +95,7 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
     found = None if ref is None else ref()
     if found is not None:
         if term.kept is not None and b not in term.kept:  # memoized before the term was shared
-            _remember(term, b, found)
+            _keep(term, b, found)
         return found
     got: dict[Term, Term] = {}  # this call's derivatives by b, held while it runs (memos are weak)
     todo = [term]
@@ -116,22 +116,20 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
         todo.pop()
         if t not in got:  # a shared sub-term may have been pushed twice
             found = got[t] = _derive(t, b, got)
-            t.derivatives[b] = _weak(found)  # (`_remember`, inlined: once per derivative computed)
+            t.derivatives[b] = _weak(found)
             if t.kept is not None:
-                _remember(t, b, found)
+                _keep(t, b, found)
             if keep is not None:
                 keep.append(found)
     return got[term]
 
 
-def _remember(term: Term, b: int, found: Term) -> None:
-    """Memoize ``∂b term = found``: weakly, and strongly too for a shared term (whose derivatives,
-    and theirs, then last as long as it does)."""
-    term.derivatives[b] = _weak(found)
-    if term.kept is not None:
-        term.kept[b] = found
-        if found.kept is None:
-            found.kept = {}
+def _keep(term: Term, b: int, found: Term) -> None:
+    """Hold ``∂b term = found`` strongly for a shared term (see `keep_derivatives`); `found` is
+    shared from now on too, so its derivatives, and theirs, last as long as `term` does."""
+    term.kept[b] = found
+    if found.kept is None:
+        found.kept = {}
 
 
 def keep_derivatives(term: Term) -> Term:

@@ -687,15 +687,13 @@ class TokenIndex:
         trie = self.trie
         inside, closing, bounds = string_tables(trie, r)
         mask = inside.copy()
+        allowed = None  # the closing nodes after an allowed number of characters (None: all)
         if fewest or most is not None:
             token_counts, closing_counts = count_tables(trie, r)
-            if most is not None:
-                mask &= token_counts <= most
             allowed = closing_counts >= fewest
             if most is not None:
+                mask &= token_counts <= most
                 allowed &= closing_counts <= most
-        else:
-            allowed = None
         if after == DEAD or not closing.size:
             return mask
         code = (after + 1) * 256
