@@ -21,10 +21,15 @@ How the JSON values are written:
   `MAX_WHITESPACE` bytes per gap, so a model cannot loop forever in whitespace.
 - Property names, ``enum`` and ``const`` strings are spelled the two ways ``json.dumps`` spells them
   (``ensure_ascii`` escapes, or raw UTF-8).
-- Listed properties come in schema order, then the other properties (where allowed) with distinct
-  plain-ASCII first characters in ascending order: no key can repeat (JSON keeps the last of two
-  equal keys, which would bypass a schema or a count), so ``minProperties``/``maxProperties`` count
-  exactly. Beside listed names, other keys are plain ASCII without escapes, never a listed name.
+- Listed properties come in schema order, each at most once, then the other properties (where
+  allowed) in any order and any number. An other key may repeat: JSON keeps the last of two equal
+  keys, and every value written under a key satisfies that key's schema, so the document still
+  validates (as llguidance and XGrammar write open objects). Where a count must hold
+  (``maxProperties``, ``minProperties`` above 1) or with ``unique_keys=True``, the other keys
+  start with distinct plain-ASCII characters in ascending order instead: no key can repeat (a
+  repeated key would bypass the count; some parsers reject repeats), at the price of ~95 slots
+  and of keys sharing a first character. Beside listed names, other keys are plain ASCII without
+  escapes, never a listed name.
 - ``closed_objects=True``: an object schema that lists properties and does not say
   ``additionalProperties`` gets only its listed properties (what tool calling wants).
 
@@ -256,14 +261,17 @@ class _Compiler:
     many more levels of arrays and objects may nest, `types` the JSON types still in question."""
 
     def __init__(self, root: Any, writer: _Writer, closed_objects: bool, unknown_keywords: str,
-                 max_depth: int) -> None:
+                 max_depth: int, unique_keys: bool = False) -> None:
         if unknown_keywords not in ("refuse", "ignore"):
             raise ArgumentError(f"unknown_keywords must be 'refuse' or 'ignore', not {unknown_keywords!r}")
         if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
             raise ArgumentError(f"max_depth must be a non-negative integer, not {max_depth!r}")
+        if not isinstance(unique_keys, bool):
+            raise ArgumentError(f"unique_keys must be True or False, not {unique_keys!r}")
         self.index = SchemaIndex(root)
         self.w = writer
         self.closed = closed_objects
+        self.unique_keys = unique_keys
         self.ignore_unknown = unknown_keywords == "ignore"
         self.max_depth = max_depth
         self.problems: dict[tuple[str, str | None], SchemaProblem] = {}
@@ -315,10 +323,10 @@ class _Compiler:
         process (`_ANY_VALUES`, with the notes it makes) by a compiler of its own: open objects and
         values without a schema would otherwise rebuild its ~30,000 terms in every compilation (and
         `LazyDFA` walk them for the pattern's byte classes: those are memoized on it too)."""
-        key = (self.w.item_sep, self.w.key_sep, depth, types)
+        key = (self.w.item_sep, self.w.key_sep, depth, types, self.unique_keys)
         found = _ANY_VALUES.get(key)
         if found is None:
-            alone = _Compiler(_ANY, self.w, self.closed, "refuse", self.max_depth)
+            alone = _Compiler(_ANY, self.w, self.closed, "refuse", self.max_depth, self.unique_keys)
             found = (alone.term(_ANY, "", alone.index.root_base, depth, types), list(alone.notes))
             alphabet_classes(found[0])  # memoized on the term: every automaton's walk stops there
             keep_derivatives(found[0])  # and its derivatives last while the cache holds it
@@ -1305,7 +1313,22 @@ class _Compiler:
         if len(names) > 1:
             self.note(ptr, f"properties are written in the schema's order: {', '.join(names)}")
 
-        others = self._other_members(node, ptr, base, depth, names, patterns, extra, key_check, names_rule)
+        kinds = self._other_kinds(node, ptr, base, depth, names, patterns, extra, key_check, names_rule)
+        counted = self.unique_keys or most is not None or least > 1
+        if kinds and counted and node is _ANY:
+            self.notes.setdefault("any JSON value ({}, true, items or values without a schema): object "
+                                  "keys start with distinct plain-ASCII characters, ascending", None)
+        elif kinds and counted:
+            self.note(ptr, "other property names start with distinct plain-ASCII characters, in ascending "
+                           "order, so no two keys are equal (unique_keys=True, minProperties above 1 or "
+                           "maxProperties)")
+        elif kinds and node is _ANY:
+            self.notes.setdefault("any JSON value ({}, true, items or values without a schema): object "
+                                  "keys in any order; a key may repeat (JSON keeps the last value)", None)
+        elif kinds:
+            self.note(ptr, "other properties in any order, after the listed ones; a key may repeat (JSON "
+                           "keeps the last value, which satisfies the same schema)")
+        others = self._by_first_character(kinds) if counted else kinds
         index = {name: i for i, name in enumerate(names)}
         needs = {index[d]: frozenset(index[n] for n in ns) for d, ns in depends.items()}
         return self._members(members, [index[r] for r in required], needs, others, least, most)
@@ -1325,10 +1348,10 @@ class _Compiler:
         except SchemaError:
             return False
 
-    def _other_members(self, node: dict, ptr: str, base: str, depth: int, names: list[str],
-                       patterns: dict, extra: Any, key_check: Term | None, names_rule: Any) -> list[Term]:
-        """The members beside the listed properties, one term per first character of the key (see
-        `_by_first_character`); an empty list when none are written."""
+    def _other_kinds(self, node: dict, ptr: str, base: str, depth: int, names: list[str],
+                     patterns: dict, extra: Any, key_check: Term | None, names_rule: Any) -> list[tuple[Term, Term]]:
+        """The members beside the listed properties, as (key term, value term) pairs; an empty list
+        when none are written."""
         if extra is None and self.closed and (names or patterns):
             self.note(ptr, "closed object: only the listed properties are written "
                            "(closed_objects=True and no additionalProperties)")
@@ -1368,15 +1391,7 @@ class _Compiler:
             else:
                 value = self.term(schema, where, base, depth - 1)
             kinds.append((key, value))
-        if not kinds:
-            return []
-        if node is _ANY:
-            self.notes.setdefault("any JSON value ({}, true, items or values without a schema): object "
-                                  "keys start with distinct plain-ASCII characters, ascending", None)
-        else:
-            self.note(ptr, "other property names start with distinct plain-ASCII characters, in "
-                           "ascending order, so no two keys are equal")
-        return self._by_first_character(kinds)
+        return kinds
 
     def _by_first_character(self, kinds: list[tuple[Term, Term]]) -> list[Term]:
         """For each possible first character of a key (the empty key first, then printable ASCII
@@ -1404,14 +1419,16 @@ class _Compiler:
         return members
 
     def _members(self, members: list[Term], required: list[int], needs: dict[int, frozenset],
-                 others: list[Term], least: int, most: int | None) -> Term:
+                 others: list, least: int, most: int | None) -> Term:
         """The object: listed members in order (required, optional, dependentRequired), then others.
 
         A state is (members written so far, capped; names that must still come; names that must
-        not); built backwards over the states reachable forwards. The other members follow with
-        distinct first characters in ascending order (one optional slot per character), so every
-        key is different and minProperties/maxProperties count exactly.
+        not); built backwards over the states reachable forwards. With a count to keep
+        (maxProperties, or minProperties above 1), `others` are slots of distinct first characters
+        in ascending order (`_by_first_character`), so every key is different and the count exact;
+        else they are the (key, value) kinds, written any number of times in any order (`_loose`).
         """
+        counted = self.unique_keys or most is not None or least > 1
         n = len(members)
         cap = min(max(least, 1 if most is None else most + 1), n + len(others) + 1)
         forced_out = {i: frozenset(z for z, ns in needs.items() if i in ns and z > i) for i in range(n)}
@@ -1427,7 +1444,7 @@ class _Compiler:
                     nxt.add((c, must, (must_not - {i}) | forced_out[i]))
             layers.append(nxt)
         sep = self.w.item_sep
-        tails = self._others(others, cap, least, most)
+        tails = self._others(others, cap, least, most) if counted else self._loose(others)
         later: dict[tuple, Term] = {}
         for state in layers[n]:
             c, must, _ = state
@@ -1448,6 +1465,16 @@ class _Compiler:
         inside = later[(0, frozenset(), frozenset())]
         empty_ok = not required and least == 0
         return self.w.container("{", inside, empty_ok, "}")
+
+    def _loose(self, kinds: list[tuple[Term, Term]]) -> dict:
+        """`_others`' two cells without a count: any number of other members, each of any kind, in
+        any order. A key may repeat: JSON keeps the last value, and every value written under a key
+        satisfies that key's schema, so the document still validates. One term per kind, where
+        distinct ascending first characters (`_by_first_character`) would build ~95 slots and make
+        the state after each key's quote depend on its first character."""
+        member = alt(*(concat(key, self.w.key_sep, value) for key, value in kinds))
+        later = star(concat(self.w.item_sep, member))  # once something was written
+        return {(0, True, 0): concat(member, later), (0, False, 1): later}
 
     def _others(self, others: list[Term], cap: int, least: int, most: int | None) -> dict:
         """What may follow from slot i of `others` on, by (i, nothing written yet, members written
@@ -1559,9 +1586,9 @@ def _type_names(given: Any) -> list[str] | None:
 
 
 def _compile(schema: Any, separators: tuple[str, str], any_whitespace: bool, closed_objects: bool,
-             unknown_keywords: str, max_depth: int) -> tuple[Term, list[str]]:
+             unknown_keywords: str, max_depth: int, unique_keys: bool) -> tuple[Term, list[str]]:
     compiler = _Compiler(schema, _Writer(separators, any_whitespace), closed_objects, unknown_keywords,
-                         max_depth)
+                         max_depth, unique_keys)
     term = compiler.term(schema, "", compiler.index.root_base, max_depth)
     if compiler.problems:
         problems = list(compiler.problems.values())
@@ -1584,7 +1611,8 @@ def _compile(schema: Any, separators: tuple[str, str], any_whitespace: bool, clo
 
 def json_schema_term(schema: Any, *, separators: tuple[str, str] = (",", ":"), any_whitespace: bool = False,
                      closed_objects: bool = True, unknown_keywords: str = "refuse",
-                     max_depth: int = DEFAULT_MAX_DEPTH, notes: list[str] | None = None) -> Term:
+                     max_depth: int = DEFAULT_MAX_DEPTH, unique_keys: bool = False,
+                     notes: list[str] | None = None) -> Term:
     """The term of the JSON documents `schema` allows, written as the options say (see the module doc).
 
     `notes`, if given, receives every narrowing (``pointer: text``), as `explain_json_schema` returns.
@@ -1592,7 +1620,8 @@ def json_schema_term(schema: Any, *, separators: tuple[str, str] = (",", ":"), a
     >>> print(json_schema_term({"enum": [None, [1, "a"]]}))
     null|\\[1,"a"\\]
     """
-    term, found = _compile(schema, separators, any_whitespace, closed_objects, unknown_keywords, max_depth)
+    term, found = _compile(schema, separators, any_whitespace, closed_objects, unknown_keywords, max_depth,
+                           unique_keys)
     if notes is not None:
         notes.extend(found)
     return term
@@ -1603,7 +1632,7 @@ def explain_json_schema(schema: Any, **options: Any) -> list[str]:
 
     >>> for line in explain_json_schema({"properties": {"b": {"type": "null"}, "a": {"type": "null"}}}):
     ...     print(line)
-    any JSON value ({}, true, items or values without a schema): object keys start with distinct plain-ASCII characters, ascending
+    any JSON value ({}, true, items or values without a schema): object keys in any order; a key may repeat (JSON keeps the last value)
     (root): properties are written in the schema's order: b, a
     (root): closed object: only the listed properties are written (closed_objects=True and no additionalProperties)
     (root): whitespace: exactly the separators (',', ':'), none elsewhere
@@ -1618,12 +1647,13 @@ def explain_json_schema(schema: Any, **options: Any) -> list[str]:
 def compile_json_schema(schema: Any, *, separators: tuple[str, str] = (",", ":"),
                         any_whitespace: bool = False, closed_objects: bool = True,
                         unknown_keywords: str = "refuse", max_depth: int = DEFAULT_MAX_DEPTH,
-                        max_states: int = DEFAULT_MAX_STATES, notes: list[str] | None = None) -> LazyDFA:
+                        unique_keys: bool = False, max_states: int = DEFAULT_MAX_STATES,
+                        notes: list[str] | None = None) -> LazyDFA:
     """A lazy DFA of the JSON documents `schema` allows (see the module doc for the options).
 
     Raises `SchemaError` listing every refused keyword with its JSON pointer.
     """
     term = json_schema_term(schema, separators=separators, any_whitespace=any_whitespace,
                             closed_objects=closed_objects, unknown_keywords=unknown_keywords,
-                            max_depth=max_depth, notes=notes)
+                            max_depth=max_depth, unique_keys=unique_keys, notes=notes)
     return LazyDFA(term, max_states=max_states)

@@ -29,6 +29,7 @@ OPTIONS = [
     {"closed_objects": False, "separators": (",", ": ")},
     {"closed_objects": True, "separators": (", ", ": "), "max_depth": 3},
     {"closed_objects": False, "any_whitespace": True, "max_depth": 2},
+    {"closed_objects": False, "unique_keys": True},  # another "any value": objects' keys distinct
 ]
 
 
@@ -44,7 +45,8 @@ def test_any_value_cache_gives_the_fresh_terms_and_notes(monkeypatch):
         for schema in OPEN_SCHEMAS:
             json_schema_term(schema, **options)
     for (i, j), (term, notes) in fresh.items():
-        assert json_schema_term(OPEN_SCHEMAS[j], **OPTIONS[i]) is term
+        same = json_schema_term(OPEN_SCHEMAS[j], **OPTIONS[i]) is term  # a bool: a big term's text is huge
+        assert same, (OPTIONS[i], OPEN_SCHEMAS[j])
         cached_notes = explain_json_schema(OPEN_SCHEMAS[j], **OPTIONS[i])
         assert cached_notes == notes
         assert any(line.startswith("any JSON value (") for line in cached_notes)
@@ -60,11 +62,14 @@ def test_any_value_cache_is_bounded():
 
 
 def test_enum_values_are_filtered_as_before_without_the_rest_schema():
-    """An enum's values are checked against "any JSON value" of the node's depth: a key order the
-    writer cannot produce (descending first characters) is still left out, with its note."""
-    notes = explain_json_schema({"enum": [{"z": 1, "a": 2}, {"a": 1, "z": 2}]}, closed_objects=False)
+    """An enum's values are checked against "any JSON value" of the node's depth: with unique keys,
+    a key order the writer cannot produce (descending first characters) is left out, with its note;
+    by default objects' keys come in any order, so both values are written."""
+    schema = {"enum": [{"z": 1, "a": 2}, {"a": 1, "z": 2}]}
+    notes = explain_json_schema(schema, closed_objects=False, unique_keys=True)
     assert any("/enum/0" in line and "not written" in line for line in notes)
     assert not any("/enum/1" in line for line in notes)
+    assert not any("/enum/" in line for line in explain_json_schema(schema, closed_objects=False))
 
 
 @pytest.mark.parametrize("schema, counted", [
@@ -74,10 +79,10 @@ def test_enum_values_are_filtered_as_before_without_the_rest_schema():
     ({"type": "array", "items": {"type": "string", "maxLength": 1}, "uniqueItems": True}, {"maxItems": 1000}),
 ], ids=["listed+others", "others only, minProperties 1", "uniqueItems"])
 def test_uncounted_optional_slots_are_the_counted_table_without_its_bound(schema, counted):
-    """Without a count to keep, the other members (and uniqueItems' slots) are built as a chain of
-    optional slots; with a bound above any possible count the counted table is built: the same
-    language (canonical tables equal)."""
-    options = {"closed_objects": False, "max_depth": 1}
+    """Without a count to keep, unique keys' other members (and uniqueItems' slots) are built as
+    one cell per optional slot; with a bound above any possible count the counted table is built:
+    the same language (canonical tables equal)."""
+    options = {"closed_objects": False, "max_depth": 1, "unique_keys": True}
     chain = json_schema_term(schema, **options)
     table = json_schema_term({**schema, **counted}, **options)
     assert chain is not table
@@ -100,3 +105,28 @@ def test_pattern_cache_gives_the_fresh_parse_and_is_bounded(monkeypatch):
         ecma_regex.parse_pattern(f"^a{{{i}}}$")
     assert len(ecma_regex._PIECES) == ecma_regex.MAX_PIECES  # the oldest evicted one by one
     assert f"^a{{{ecma_regex.MAX_PIECES + 4}}}$" in ecma_regex._PIECES
+
+
+_KEY_CHAR = r'[ !#-\[\]-~]'  # plain ASCII: printable, no quote, no backslash
+_LOOSE = [
+    # (schema, the same language as a regex written by hand: other members any number of times)
+    ({"type": "object", "propertyNames": {"enum": ["a", "b"]}, "additionalProperties": {"type": "boolean"},
+      "minProperties": 1},
+     r'\{"[ab]":(true|false)(,"[ab]":(true|false))*\}'),
+    ({"type": "object", "properties": {"a": {"type": "null"}}, "additionalProperties": {"type": "boolean"}},
+     r'\{(("a":null|OTHER)(,OTHER)*)?\}'.replace(
+         "OTHER", rf'"(|[ !#-\[\]-`b-~]{_KEY_CHAR}*|a{_KEY_CHAR}+)":(true|false)')),
+]
+
+
+@pytest.mark.parametrize("schema, regex", _LOOSE, ids=["others only", "listed+others"])
+def test_uncounted_other_members_are_any_number_in_any_order(schema, regex):
+    """By default (no count, keys may repeat) the other members are one term per kind, repeated:
+    the canonical tables of a regex written by hand for the same language."""
+    term = json_schema_term(schema, closed_objects=False, max_depth=1)
+    assert regex_to_dfa(term) == regex_to_dfa(regex.encode())
+
+
+def test_unique_keys_is_checked():
+    with pytest.raises(ValueError, match="unique_keys must be True or False"):
+        json_schema_term({}, unique_keys="yes")
