@@ -169,6 +169,24 @@ def meet(p: tuple[int, ...], q: tuple[int, ...]) -> tuple[int, ...]:
     return result
 
 
+def partition_by(sets: Iterable[int]) -> tuple[int, ...]:
+    """The coarsest partition in which every one of the byte `sets` is a union of classes: the meet
+    of all their two-class partitions at once (bytes grouped by which sets hold them), interned by
+    `partition_of`. One numpy grouping, where meeting them one at a time builds a partition per set."""
+    rows = list(set(sets) - {0, ALL_BYTES})
+    if not rows:
+        return ONE_CLASS
+    packed = np.frombuffer(b"".join(bits.to_bytes(32, "little") for bits in rows), np.uint8)
+    members = np.unpackbits(packed.reshape(len(rows), 32), axis=1, bitorder="little")  # [set, byte]
+    signatures = np.packbits(members, axis=0).T.tobytes()  # per byte: which sets hold it
+    width = len(signatures) // 256
+    classes: dict[bytes, int] = {}
+    for b in range(256):
+        key = signatures[b * width:(b + 1) * width]
+        classes[key] = classes.get(key, 0) | 1 << b
+    return partition_of(list(classes.values()))
+
+
 # -- byte classes ----------------------------------------------------------------------------------
 
 class ByteClasses:

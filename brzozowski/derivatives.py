@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import weakref
 
-from .alphabet import ALL_BYTES, ONE_CLASS, meet, partition_of
+from .alphabet import ALL_BYTES, ONE_CLASS, meet, partition_by, partition_of
 from .terms import (
     EMPTY,
     EPSILON,
@@ -245,7 +245,7 @@ def alphabet_classes(term: Term) -> tuple[int, ...]:
     lead from every such state to the same state.
     """
     if term.alphabet is None:
-        partition = ONE_CLASS
+        sets: set[int] = set()  # the byte sets met, and the classes of memoized sub-terms
         seen: set[int] = set()
         todo = [term]
         while todo:
@@ -253,10 +253,10 @@ def alphabet_classes(term: Term) -> tuple[int, ...]:
             if t.id not in seen:
                 seen.add(t.id)
                 if t.alphabet is not None:
-                    partition = meet(partition, t.alphabet)
+                    sets.update(t.alphabet)
                 elif t.kind == K_BYTES:
-                    partition = meet(partition, derivative_classes(t))
+                    sets.add(t.bits)
                 else:
                     todo.extend(t.children)
-        term.alphabet = partition
+        term.alphabet = partition_by(sets)
     return term.alphabet

@@ -24,6 +24,7 @@ from brzozowski.alphabet import (
     byte_ranges,
     byte_set_of_ranges,
     meet,
+    partition_by,
     partition_of,
     show_byte_set,
     table_classes,
@@ -210,6 +211,18 @@ def test_alphabet_classes_memoized_on_sub_terms_equal_a_fresh_grouping(parts, se
     whole = alt(concat(terms[0], star(terms[1])), *terms[2:])
     assert set(alphabet_classes(whole)) == _signature_partition(whole)
     assert alphabet_classes(whole) is alphabet_classes(whole)  # memoized on the term
+
+
+@settings(max_examples=60, deadline=None)
+@given(sets=st.lists(st.one_of(st.integers(0, ALL_BYTES), st.builds(byte_range, st.integers(0, 255),
+                                                                       st.integers(0, 255))), max_size=80))
+def test_partition_by_is_the_meet_of_every_set_one_at_a_time(sets):
+    """All sets at once (bytes grouped by which sets hold them; over 8 and over 64 sets the
+    signature spans several bytes) against meeting their two-class partitions one by one."""
+    one_by_one = ONE_CLASS
+    for bits in sets:
+        one_by_one = meet(one_by_one, partition_of([bits, ALL_BYTES ^ bits]))
+    assert partition_by(sets) is one_by_one  # the same interned partition
 
 
 def test_full_memos_evict_their_oldest_entry_not_everything(monkeypatch):
