@@ -82,7 +82,7 @@ import numpy as np
 
 from .alphabet import DEAD, Automaton
 from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
-from .string_masks import count_tables, recognize, recognize_counted, string_tables
+from .string_masks import PLAIN_KEY_BYTES, count_tables, key_tables, recognize, recognize_counted, string_tables
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
 __all__ = ["DEFAULT_CACHE_BYTES", "DENSE_FRACTION", "TokenIndex"]
@@ -128,6 +128,12 @@ _EXPANSIONS = ("auto", "sparse", "dense")
 _NO_CODES = np.zeros(0, dtype=np.int32)
 _TRIES = ("auto", "bytes", "classes")
 _UNSEEN = object()
+
+_PLAIN_KEY_BITS = sum(1 << int(b) for b in PLAIN_KEY_BYTES)
+
+KEY_WORK = 20_000
+"""The most children `TokenIndex._key_mask` looks at in Python before it gives the state back to
+the usual walk (a key state's walk looks at a few thousand: the listed names' prefixes)."""
 
 MAX_TABLE_ROWS = (2**31 - 1) // 256
 """Codes are int32 (half the memory traffic of int64 in the gathers), so a table holds at most
@@ -347,11 +353,14 @@ class TokenIndex:
         self._walked_nodes = 0  # nodes of the byte trie looked at by walks (class-trie payoff)
         self._class_trie_tried = False
         self._string_states: dict[int, tuple[int, int] | None] = {}  # state -> (S-state, after)
-        self._python_rows: dict[int, tuple[memoryview, list[tuple[int, int]]]] = {}
+        self._python_rows: dict[int, tuple[memoryview, int]] = {}
+        self._live_pairs: dict[int, list[tuple[int, int]]] = {}
         self._known_states = int(automaton.n_states)  # states below this exist (lazy: grows)
         self._next_memo: dict[int, int] = {}  # state * V + token -> next state (dict ops are atomic)
         self.walks = 0  # how many masks were computed (cache misses): for tests and benchmarks
         self.string_masks = 0  # how many of them came from the JSON-string tables
+        self.key_masks = 0  # how many from the plain-key tables (inside an open object's key)
+        self._key_steps: dict[int, tuple | None] = {}  # state -> `_key_step` (inside open objects' keys)
 
     def set_strategy(self, expansion: str = "auto", trie: str = "auto", strings: bool = True) -> None:
         """Force how masks are computed (for tests, benchmarks and notebooks: the masks are the
@@ -466,7 +475,7 @@ class TokenIndex:
         with self._cache_lock:
             return {"entries": len(self._cache), "bytes": int(self._cache.currsize),
                     "budget": self.cache_bytes, "walks": self.walks,
-                    "string_masks": self.string_masks,
+                    "string_masks": self.string_masks, "key_masks": self.key_masks,
                     "trie_bytes": self.trie.nbytes,
                     "class_trie_bytes": (self.walked_trie.nbytes
                                          if self.walked_trie is not self.trie else 0),
@@ -513,11 +522,15 @@ class TokenIndex:
     def _compute(self, state: int) -> np.ndarray:
         """The mask of `state`, from the JSON-string tables or by a walk (caller holds the walk lock)."""
         string = self._string_state(state) if self._strings else None
-        if string is None:
-            mask = self._walk(state)
-        else:
+        if string is not None:
             mask = self._string_mask(*string)
             self.string_masks += 1
+        else:
+            mask = self._key_mask(state) if self._strings else None
+            if mask is None:
+                mask = self._walk(state)
+            else:
+                self.key_masks += 1
         if self.eos_id is not None:
             mask[self.eos_id] = bool(self.automaton.is_accepting(state))
         mask.setflags(write=False)
@@ -573,10 +586,10 @@ class TokenIndex:
                 if not count:
                     continue
                 lo = child_lo[node]
-                row, allowed = self._python_row(s)
-                if len(allowed) < count:
-                    work += len(allowed)
-                    for b, target in allowed:
+                row, n_live = self._python_row(s)
+                if n_live < count:
+                    work += n_live
+                    for b, target in self._live(s):
                         child = labels.find(b, lo, lo + count)
                         if child >= 0:
                             next_nodes.append(child)
@@ -597,15 +610,23 @@ class TokenIndex:
             reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
         return depth, frontier, work
 
-    def _python_row(self, state: int) -> tuple[memoryview, list[tuple[int, int]]]:
-        """State's 256 transitions (a view of the automaton's row), and its (byte, target) pairs
-        that are not DEAD."""
+    def _python_row(self, state: int) -> tuple[memoryview, int]:
+        """State's 256 transitions (a view of the automaton's row), and how many are not DEAD."""
         found = self._python_rows.get(state)
         if found is None:
             row = np.ascontiguousarray(self.automaton.row(state), dtype=np.int32)
-            live = np.flatnonzero(row >= 0)
-            found = (memoryview(row), list(zip(live.tolist(), row[live].tolist())))
+            found = (memoryview(row), int(np.count_nonzero(row >= 0)))
             self._python_rows[state] = found
+        return found
+
+    def _live(self, state: int) -> list[tuple[int, int]]:
+        """State's (byte, target) pairs that are not DEAD (built when first asked for: only
+        states that allow fewer bytes than a node has children need them)."""
+        found = self._live_pairs.get(state)
+        if found is None:
+            row = self.automaton.row(state)
+            live = np.flatnonzero(row >= 0)
+            found = self._live_pairs[state] = list(zip(live.tolist(), row[live].tolist()))
         return found
 
     def _dense_next(self, frontier: _Frontier, view: tuple[int, int, np.ndarray, np.ndarray]) -> bool:
@@ -694,8 +715,15 @@ class TokenIndex:
             if most is not None:
                 mask &= token_counts <= most
                 allowed &= closing_counts <= most
-        if after == DEAD or not closing.size:
-            return mask
+        if after != DEAD and closing.size:
+            mask |= self._past_the_quote(closing, bounds, allowed, after)
+        return mask
+
+    def _past_the_quote(self, closing: np.ndarray, bounds: np.ndarray, allowed: np.ndarray | None,
+                        after: int) -> np.ndarray:
+        """The tokens that live on from `after` past the `closing` nodes (those where `allowed`
+        holds, if given): a walk of the subtries below them, seeded level by level."""
+        trie = self.trie
         code = (after + 1) * 256
         reached = _Reached(trie)
         nodes, codes = np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int32)
@@ -714,7 +742,119 @@ class TokenIndex:
                 codes = np.concatenate((codes, np.full(len(seeds), code, dtype=np.int32)))
             if len(nodes):
                 reached.add(_Frontier(int(trie.level_start[d]), 0, nodes, codes, len(nodes)))
-        mask |= reached.tokens()
+        return reached.tokens()
+
+    # -- states inside an open object's key (brzozowski.string_masks.key_tables) -----------------
+
+    def _key_after(self, state: int) -> int | None:
+        """The after-state q if `state` is the inside of a plain key: every plain key byte back to
+        `state` itself, the quote to q, every other byte DEAD (``[ !#-\\[\\]-~]*"`` then q)."""
+        row = self.automaton.row(state)
+        after = int(row[0x22])
+        if after == DEAD or not (row[PLAIN_KEY_BYTES] == state).all():
+            return None
+        return after if int(np.count_nonzero(row != DEAD)) == len(PLAIN_KEY_BYTES) + 1 else None
+
+    def _key_step(self, state: int) -> tuple[int, list[tuple[int, int]]] | None:
+        """For a state on a key's plain path: (Y's after-state q, the live (byte, target) pairs
+        that do not lead into Y), Y being where most plain bytes go; None unless every plain byte
+        lives and that Y is the inside of a plain key (`_key_after`)."""
+        found = self._key_steps.get(state, _UNSEEN)
+        if found is _UNSEEN:
+            found = None
+            row = self.automaton.row(state)
+            targets = row[PLAIN_KEY_BYTES]
+            if (targets != DEAD).all():
+                values, counts = np.unique(targets, return_counts=True)
+                y = int(values[counts.argmax()])
+                q = self._key_after(y)
+                if q is not None:
+                    live = np.flatnonzero((row != DEAD) & (row != y))
+                    found = (q, list(zip(live.tolist(), row[live].tolist())))
+            self._key_steps[state] = found
+        return found  # type: ignore[return-value]
+
+    def _key_mask(self, state: int) -> np.ndarray | None:
+        """The mask of a state at or inside an open object's key, or None to walk it as usual.
+
+        Such a state X (after ``{"``, ``,"`` or part of a key) goes on through the listed names
+        (and any escapes or UTF-8 in them) and, once the key leaves them, into one state Y that is
+        the inside of a plain key (`_key_after`: plain bytes loop on Y, the quote leads to q). A
+        walk in Python from X that does not follow the bytes into Y visits only the listed names'
+        prefixes. If every plain byte lives in each state of that walk on a path of plain bytes,
+        then every token of plain bytes alone is allowed (``inside`` of `key_tables`); a token
+        whose first byte outside them is the quote, at a node the walk did not expand, went through
+        Y: it lives on iff its rest lives from q (a walk below the ``closing`` nodes, less those
+        below a node the walk expanded); the walk's own nodes give the rest. None when the state
+        does not look like a key (so the usual walk is not delayed) or the walk grows."""
+        row = self.automaton.row(state)
+        if row[0x22] == DEAD or row[0x5C] != DEAD or (row[0x80:] != DEAD).any():
+            return None
+        trie = self.trie
+        labels, child_lo, child_count = trie.python_view()
+        after = None  # Y's q: one for the whole walk
+        found: list[int] = []  # the nodes the walk reached, but those of plain paths into Y
+        handled: list[int] = []  # closing nodes below a node the walk expanded on a plain path
+        nodes, states, plain = [0], [state], [True]  # plain: the node's path is plain bytes only
+        work = 0
+        while nodes:
+            next_nodes: list[int] = []
+            next_states: list[int] = []
+            next_plain: list[bool] = []
+            for node, s, on_plain in zip(nodes, states, plain):
+                count = child_count[node]
+                lo = child_lo[node]
+                if on_plain:
+                    into = self._key_step(s)
+                    if into is None:
+                        return None
+                    q, pairs = into  # the bytes that do not lead into Y
+                    if after is None:
+                        after = q
+                    elif q != after:
+                        return None
+                    if not count:
+                        continue
+                    quote = labels.find(0x22, lo, lo + count)
+                    if quote >= 0:
+                        handled.append(quote)
+                elif not count:
+                    continue
+                else:
+                    line, n_live = self._python_row(s)
+                    if n_live >= count:  # scan the children
+                        work += count
+                        for child in range(lo, lo + count):
+                            target = line[labels[child]]
+                            if target >= 0:
+                                next_nodes.append(child)
+                                next_states.append(target)
+                                next_plain.append(False)
+                        continue
+                    pairs = self._live(s)
+                work += len(pairs)
+                if work > KEY_WORK:
+                    return None
+                for b, target in pairs:
+                    child = labels.find(b, lo, lo + count)
+                    if child >= 0:
+                        next_nodes.append(child)
+                        next_states.append(target)
+                        next_plain.append(on_plain and (_PLAIN_KEY_BITS >> b) & 1 == 1)
+            found += next_nodes
+            nodes, states, plain = next_nodes, next_states, next_plain
+        reached = _Reached(trie)
+        if found:
+            reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
+        mask = reached.tokens()
+        if after is None:  # Y never reached: the walk was the whole walk
+            return mask
+        inside, closing, bounds = key_tables(trie)
+        mask |= inside
+        allowed_seeds = None
+        if handled:
+            allowed_seeds = ~np.isin(closing, np.array(handled, dtype=np.intp))
+        mask |= self._past_the_quote(closing, bounds, allowed_seeds, after)
         return mask
 
 

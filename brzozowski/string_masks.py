@@ -68,8 +68,8 @@ from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, Term, byte, concat
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import VocabTrie
 
-__all__ = ["MAX_PAIRED", "StringAutomaton", "build_all_tables", "count_tables", "recognize",
-           "recognize_counted", "string_automaton", "string_tables"]
+__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "StringAutomaton", "build_all_tables", "count_tables",
+           "key_tables", "recognize", "recognize_counted", "string_automaton", "string_tables"]
 
 
 class StringAutomaton:
@@ -253,7 +253,8 @@ def string_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray, np.n
     ``inside`` (bool per token: S reads the whole token from r without dying or closing), the
     ``closing`` nodes (sorted: where S has just read the closing quote) and ``bounds`` (the
     closing nodes of level d are ``closing[bounds[d]:bounds[d + 1]]``)."""
-    return _kept_on(trie, ("json-string", r), lambda: _build_tables(trie, r))
+    s = string_automaton()
+    return _kept_on(trie, ("json-string", r), lambda: _build_tables(trie, s.trans, r, s.closed))
 
 
 def _kept_on(trie: VocabTrie, key: tuple, build: Callable[[], tuple]) -> tuple:
@@ -269,26 +270,48 @@ def _kept_on(trie: VocabTrie, key: tuple, build: Callable[[], tuple]) -> tuple:
 
 
 def build_all_tables(trie: VocabTrie) -> None:
-    """`string_tables` of every interior state of S (~20 x 3 ms and ~5 MB over o200k_base), and
-    the `count_tables` of S's body (~4 ms, 0.4 MB; a begun character's are built when first met):
-    a `brzozowski.vocabulary.Vocabulary` builds them with its trie, so no mask step waits for one."""
+    """`string_tables` of every interior state of S (~20 x 3 ms and ~5 MB over o200k_base), the
+    `count_tables` of S's body (~4 ms, 0.4 MB; a begun character's are built when first met) and
+    the `key_tables` (~3 ms): a `brzozowski.vocabulary.Vocabulary` builds them with its trie, so no
+    mask step waits for one."""
     s = string_automaton()
     for r in s.interior:
         string_tables(trie, r)
     count_tables(trie, s.body)
+    key_tables(trie)
 
 
-def _build_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    s = string_automaton()
+PLAIN_KEY_BYTES = np.array([b for b in range(0x20, 0x7F) if b not in (0x22, 0x5C)], dtype=np.intp)
+"""The bytes of a plain key: printable ASCII without the quote and the backslash (the other keys
+of an open object, `brzozowski.schema_compiler`)."""
+
+
+def key_tables(trie: VocabTrie) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`string_tables` for the inside of a plain key (``[ !#-\\[\\]-~]*"``, built once, kept on the
+    trie): ``inside`` (the tokens of plain bytes only), the ``closing`` nodes (plain bytes, then
+    the quote) and their ``bounds`` per level. `brzozowski.masks.TokenIndex` serves the states
+    inside an open object's key from them (see its ``_key_mask``)."""
+    def build() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        key = np.full((2, 256), DEAD, dtype=np.int32)  # state 0: in the key; 1: closed
+        key[0, PLAIN_KEY_BYTES] = 0
+        key[0, ord('"')] = 1
+        return _build_tables(trie, key, 0, 1)
+    return _kept_on(trie, ("plain-key",), build)
+
+
+def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int,
+                  closed_state: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tables of the automaton `trans` read from state r: where each token stays alive without
+    reaching `closed_state`, and the trie nodes where it has just reached it."""
     # Codes as in brzozowski.masks: state t is (t + 1) * 256, DEAD is 0 with a DEAD row.
-    table = np.zeros((len(s.trans) + 1, 256), dtype=np.int32)
-    table[1:] = (s.trans + 1) * 256
+    table = np.zeros((len(trans) + 1, 256), dtype=np.int32)
+    table[1:] = (trans + 1) * 256
     flat = table.ravel()
     codes = np.zeros(trie.n_nodes + 1, dtype=np.int32)  # + the sentinel (DEAD)
     codes[0] = (r + 1) * 256
     for lo, hi, _, level_bytes in trie.level_views:
         codes[lo:hi] = flat.take(codes[trie.parent[lo:hi]] + level_bytes)
-    closed = (s.closed + 1) * 256
+    closed = (closed_state + 1) * 256
     closing = np.flatnonzero(codes == closed)
     inside = ((codes != 0) & (codes != closed)).take(trie.token_node)
     bounds = np.searchsorted(closing, trie.level_start)

@@ -835,3 +835,97 @@ def test_an_index_switches_to_the_class_trie_once_dense_walks_pay_for_it():
         for i, state in enumerate(states[:-1]):
             assert np.array_equal(forced.mask(state), want[i])
         assert forced.walked_trie is forced.trie
+
+
+# -- states at and inside an open object's key (TokenIndex._key_mask) -----------------------------
+
+# Bytes that matter in a key: the listed names' letters (and a shared prefix), other plain bytes,
+# the quote, the separators, a backslash, UTF-8 of "é", digits of the values.
+KEY_BYTES = b'tiyme_pab"\\:,{}01 x~' + bytes([0xC3, 0xA9])
+key_tokens = st.lists(
+    st.one_of(
+        st.binary(min_size=1, max_size=7).map(lambda bs: bytes(KEY_BYTES[b % len(KEY_BYTES)] for b in bs)),
+        st.sampled_from([b'"', b'":', b'":1', b'":1,"', b'time', b'_of', b'"}', b'x":0}', b'ti', b'"t',
+                         b'caf\xc3\xa9":', b'a\\"b', b'\\u00e9', b'""', b'":{"', None]),
+    ),
+    min_size=1,
+    max_size=60,
+)
+KEY_SCHEMAS = [
+    {"type": "object", "properties": {"time": {"type": "integer"}, "time_of": {"type": "integer"},
+                                      "type": {"type": "null"}, "": {"type": "null"}},
+     "additionalProperties": {"type": "integer"}},
+    {"type": "object", "additionalProperties": {"type": "integer"}},
+    {"type": "object", "properties": {"caf\u00e9": {"type": "null"}, "a\\b": {"type": "null"},
+                                      "t\"": {"type": "integer"}}, "additionalProperties": {"type": "null"}},
+    {"type": "object", "properties": {"a": {"type": "object", "additionalProperties": {"type": "integer"},
+                                            "properties": {"ti": {"type": "null"}}}},
+     "additionalProperties": {"type": "integer"}, "minProperties": 1},
+]
+
+
+def _all_states(lazy: LazyDFA, limit: int = 3000) -> list[int]:
+    """Every state of `lazy` (breadth first from the start), at most `limit`."""
+    seen, todo = {lazy.start}, [lazy.start]
+    while todo and len(seen) < limit:
+        for target in set(lazy.row(todo.pop()).tolist()) - {DEAD} - seen:
+            seen.add(target)
+            todo.append(target)
+    return sorted(seen)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=key_tokens, which=st.integers(0, len(KEY_SCHEMAS) - 1))
+def test_key_state_masks_match_brute_force(vocab, which):
+    """Every state of open objects whose listed names share prefixes, hold escapes or UTF-8, are
+    empty or a prefix of another: the mask (from the plain-key tables where the state is at or
+    inside a key) equals the definition, token by token."""
+    from brzozowski import compile_json_schema
+
+    lazy = compile_json_schema(KEY_SCHEMAS[which], closed_objects=False, max_depth=2)
+    index = TokenIndex(lazy, vocab, eos_id=0)
+    for state in _all_states(lazy):
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, 0)), state
+    if which == 1:  # no listed name: other keys are any JSON string, served by the string tables
+        assert index.string_masks > 0
+    else:
+        assert index.key_masks > 0
+
+
+def test_key_states_over_o200k_match_brute_force():
+    """On a real vocabulary, after ``{"``, inside a listed name's prefix, past a listed name, inside
+    another key, and after ``,"``: the tables served the mask, and it is the definition."""
+    from brzozowski import compile_json_schema
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    vocab, eos_id = load_tiktoken_vocab("o200k_base")
+    lazy = compile_json_schema(KEY_SCHEMAS[0], closed_objects=False)
+    index = TokenIndex(lazy, Vocabulary(vocab, eos_id))
+    texts = [b'{"', b'{"tim', b'{"time', b'{"time_', b'{"timex', b'{"time":1,"']
+    for text in texts:
+        state = lazy.step(lazy.start, text)
+        mask = index.mask(state)
+        for t, data in enumerate(vocab):
+            if t == eos_id or not data:
+                assert not mask[t]
+                continue
+            assert mask[t] == (lazy.step(state, data) != DEAD), (text, t, data)
+    assert index.key_masks == len(texts)
+
+
+@pytest.mark.parametrize("regex, tables", [
+    # a key whose inside also takes control bytes: not a plain key's inside (every byte counts)
+    ('\\{"[^"\\\\\\x80-\\xff]*"\\}', 0),
+    # three kinds of key with three different after-states: one after-state per walk, or no tables
+    # (so '{"' is walked; the three insides are plain keys' insides, each from the tables)
+    ('\\{"(a[ !#-\\[\\]-~]*"1|b[ !#-\\[\\]-~]*"2|([ !#-\\[\\]-`c-~][ !#-\\[\\]-~]*)?"3)\\}', 3),
+])
+def test_near_keys_are_not_taken_for_plain_keys(regex, tables):
+    """Automata that look like a key at first sight: the masks still equal the definition."""
+    vocab = [b'{"', b'a', b'ab', b'a\x01', b'\x01', b'ax"1', b'ax"3', b'"1}', b'"3}', b'q"3}', b'b"2',
+             b'a"1}', b'zz', b'"', b'}', b'1', b'3', b'\x01"}']
+    lazy = LazyDFA(regex)
+    index = TokenIndex(lazy, vocab)
+    for state in _all_states(lazy):
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, None)), state
+    assert index.key_masks == tables
