@@ -39,13 +39,18 @@ The mask is then either a scatter of the few tokens ending at live nodes, or one
 liveness over the vocabulary. Over a `LazyDFA` the table is filled with ``automaton.row(s)`` the
 first time a frontier holds state s; over a `DFA` it is the complete ``trans`` table, re-coded.
 
-Two shortcuts keep masks the same and make them cheaper:
+Three shortcuts keep masks the same and make them cheaper:
 
 - **Strings.** A state that behaves as the inside of a JSON string (checked against the automaton,
   `brzozowski.string_masks`) gets its mask from a per-vocabulary table plus a walk of only the
   tokens that reach past the closing quote: tens to hundreds of microseconds instead of a dense
   walk of the whole trie. Over a `LazyDFA`, a string with a length bound is recognized by its
   state's term, and per-token character counts apply the bound.
+- **Keys.** A state at or inside an open object's key (listed names, then any other plain-ASCII
+  key) is walked in Python along the listed names' prefixes only; once a path enters the inside of
+  a plain key (plain bytes loop, the quote leads on), the per-vocabulary plain-key tables
+  (`brzozowski.string_masks.key_tables`) answer for it: every token of plain bytes, and a walk
+  past the quote from the one state after it (`TokenIndex._key_mask` states the claim).
 - **Class strings.** Bytes of one class of the pattern's ``byte_classes`` lead everywhere to the
   same states, so the trie of the tokens' class strings (`brzozowski.vocabulary.class_trie`) can be
   walked instead. Building it costs tens of milliseconds over o200k_base, so an index starts on the

@@ -40,6 +40,10 @@ with `brzozowski.lazy.LazyDFA.state_of`). With n(t) the characters S begins whil
 Exploring the automaton instead would create a state per (count, S-state) that a token reaches:
 ~1,150 for ``maxLength: 200`` over o200k_base, 30-50 ms on one mask step.
 
+**Plain keys.** The other keys of an open object beside listed names are plain ASCII without
+escapes (``[ !#-\\[\\]-~]*"``): `key_tables` are the same two tables for that one-state automaton,
+which `brzozowski.masks.TokenIndex` uses for states at and inside such a key.
+
 >>> from brzozowski.dfa import regex_to_dfa
 >>> dfa = regex_to_dfa('\\\\{"a":' + STRING + '\\\\}')
 >>> body = dfa.step(dfa.start, b'{"a":"')

@@ -130,3 +130,19 @@ def test_uncounted_other_members_are_any_number_in_any_order(schema, regex):
 def test_unique_keys_is_checked():
     with pytest.raises(ValueError, match="unique_keys must be True or False"):
         json_schema_term({}, unique_keys="yes")
+
+
+def test_names_cache_keeps_each_schemas_own_listed_names():
+    """Property names' spellings and the other keys beside a set of listed names are cached per
+    process (`MAX_KEY_TERMS`): each schema still gets exactly its own names, back to back."""
+    from brzozowski import compile_json_schema
+    first = {"type": "object", "properties": {"a": {"type": "null"}, "b": {"type": "null"}},
+             "additionalProperties": {"type": "integer"}}
+    second = {"type": "object", "properties": {"b": {"type": "null"}, "c": {"type": "null"}},
+              "additionalProperties": {"type": "integer"}}
+    for _ in range(2):  # the second round reads the cache
+        one, two = compile_json_schema(first), compile_json_schema(second)
+        assert one.matches(b'{"a":null,"c":1}') and not one.matches(b'{"a":null,"a":1}')
+        assert two.matches(b'{"c":null,"a":1}') and not two.matches(b'{"c":null,"c":1}')
+        assert not one.matches(b'{"b":1}') and not two.matches(b'{"b":1}')
+    assert schema_compiler._key_spellings.cache_info().maxsize == schema_compiler.MAX_KEY_TERMS
