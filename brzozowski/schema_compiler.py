@@ -83,12 +83,12 @@ import math
 import re
 from typing import Any
 
-from .derivatives import alphabet_classes, derivative, keep_derivatives, matches
+from .derivatives import alphabet_classes, derivative, derivative_of_string, keep_derivatives, matches
 from .errors import ArgumentError, SchemaError, SchemaProblem
 from .json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
 from .json_strings import encoded_chars
 from .lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
-from .schema_merge import ANNOTATIONS, MAX_ANYOF_PRODUCT, Unmergeable, json_equal, merge_schemas
+from .schema_merge import ANNOTATIONS, MAX_ANYOF_PRODUCT, Unmergeable, json_equal, json_key, merge_schemas
 from .schema_refs import SchemaIndex, child_base, pointer_append
 from .terms import EMPTY, EPSILON, K_ALT, Term, alt, byte, byte_set, compl, concat, inter, literal, repeat, star
 
@@ -1021,13 +1021,14 @@ class _Compiler:
             return EMPTY
         others = self.term(rest, ptr, base, depth, types) if rest else self.any_value(depth, types)
         kept: list[Term] = []
+        derived: list[Term] = []  # derivatives of `others` alive across the values: shared prefixes
         for value, where in candidates:
             try:
                 text = self.w.text(value)
             except (TypeError, ValueError) as e:
                 self.refuse(where, "enum" if "enum" in node else "const", f"not a JSON value ({e})")
                 continue
-            if matches(others, text):
+            if derivative_of_string(others, text, derived).nullable:
                 kept.append(self.w.value(value))
             else:
                 self.note(where, "this value is not written: it fails the schema's other keywords as "
@@ -1149,7 +1150,8 @@ class _Compiler:
         an object, the empty string, a string per plain-ASCII first character)."""
         values = self._finite_values(items, base)
         if values is not None:
-            slots = [self.w.value(v) for v in values if matches(rest, self.w.text(v))]
+            derived: list[Term] = []  # derivatives of `rest` alive across the values
+            slots = [self.w.value(v) for v in values if derivative_of_string(rest, self.w.text(v), derived).nullable]
             self.note(pointer_append(ptr, "uniqueItems"), "uniqueItems: each allowed value at most once, "
                                                           "in the order of the enum")
         else:
@@ -1173,7 +1175,10 @@ class _Compiler:
                 return None
             if "enum" in schema and isinstance(schema["enum"], list):
                 values = schema["enum"] if "const" not in schema else [schema["const"]]
-                return [v for i, v in enumerate(values) if not any(json_equal(v, w) for w in values[:i])]
+                distinct: dict[Any, Any] = {}
+                for value in values:
+                    distinct.setdefault(json_key(value), value)
+                return list(distinct.values())
             if "const" in schema:
                 return [schema["const"]]
             if "$ref" not in schema:

@@ -34,7 +34,8 @@ import json
 import math
 from typing import Any
 
-__all__ = ["ANNOTATIONS", "MAX_ANYOF_PRODUCT", "Unmergeable", "all_of", "json_equal", "merge_schemas"]
+__all__ = ["ANNOTATIONS", "MAX_ANYOF_PRODUCT", "Unmergeable", "all_of", "json_equal", "json_key",
+           "merge_schemas"]
 
 #: Keywords that constrain nothing: dropped from merged schemas, accepted everywhere.
 ANNOTATIONS = frozenset({
@@ -73,6 +74,20 @@ def json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     return type(a) is type(b) and a == b
+
+
+def json_key(value: Any) -> Any:
+    """A hashable key with ``json_key(a) == json_key(b)`` exactly when ``json_equal(a, b)``: to find
+    equal values among many by hashing, not pair by pair."""
+    if isinstance(value, bool):
+        return ("boolean", value)
+    if isinstance(value, (int, float)):
+        return ("number", value)  # 1 == 1.0, and they hash alike
+    if isinstance(value, list):
+        return ("array", tuple(json_key(x) for x in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((k, json_key(x)) for k, x in value.items()))
+    return (type(value).__name__, value)
 
 
 def _is_true(schema: Any) -> bool:
@@ -136,7 +151,8 @@ def _merge_values(key: str, values: list[Any]) -> Any:
     if key in ("required", "enum"):
         if key == "required":
             return list(dict.fromkeys(name for v in values for name in v))
-        return [x for x in values[0] if all(any(json_equal(x, y) for y in v) for v in values[1:])]
+        others = [{json_key(y) for y in v} for v in values[1:]]
+        return [x for x in values[0] if all(json_key(x) in keys for keys in others)]
     if any(isinstance(v, bool) for v in values) and key in _LOWER + _UPPER:
         raise Unmergeable(key, f"draft-4 boolean {key} in several parts: write the bound once")
     if key in _LOWER:

@@ -246,3 +246,36 @@ def test_a_union_with_every_string_absorbs_its_string_only_operands():
     inside = index.next_state(index.start, 0)
     assert index.mask(inside).tolist() == [False, True, True, True, True, True, False]
     assert index.string_masks == 1  # from the string tables, not a walk
+
+
+_json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([1.0, 0.0, -2.0, 0.5]),
+              st.sampled_from(["", "a", "1", "true"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.sampled_from(["a", "b", "1"]), inner, max_size=3)),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=_json_values, b=_json_values)
+def test_json_key_is_equal_exactly_when_json_equal(a, b):
+    """Enum values are told apart by hashing (`json_key`: thousands of SPDX licenses in a
+    uniqueItems enum took seconds pair by pair): the same verdict as JSON Schema's equality
+    (1 == 1.0, true != 1, key order moot), and equal keys hash alike."""
+    from brzozowski.schema_merge import json_equal, json_key
+
+    assert (json_key(a) == json_key(b)) == json_equal(a, b)
+    if json_equal(a, b):
+        assert hash(json_key(a)) == hash(json_key(b))
+    assert json_key(a) == json_key(json.loads(json.dumps(a, sort_keys=True)))  # key order moot
+
+
+def test_a_long_unique_enum_keeps_its_distinct_values_in_order():
+    values = [f"v{i}" for i in range(300)] + ["v7", 1, 1.0, True, {"a": 1, "b": 2}, {"b": 2, "a": 1}]
+    schema = {"type": "array", "items": {"enum": values}, "uniqueItems": True, "maxItems": 2}
+    lazy = compile_json_schema(schema)
+    assert lazy.matches(b'["v0","v299"]') and lazy.matches(b'[1,{"a":1,"b":2}]')
+    assert not lazy.matches(b'["v299","v0"]')  # the order of the enum
+    assert not lazy.matches(b'[{"a":1,"b":2},{"b":2,"a":1}]')  # one value, two key orders
+    assert not lazy.matches(b'[1,1.0]') and not lazy.matches(b'["v7","v7"]') and lazy.matches(b'[1,true]')
