@@ -697,7 +697,8 @@ class TokenIndex:
                 r, fewest, most, rest = counted
                 return self._string_states.setdefault(state, (r, state_of(rest), fewest, most))
         row = self.automaton.row(state)
-        if row[0x61] != DEAD and row[0x20] != DEAD:  # "a" and " " go on: a string's body?
+        # "a", " " and the backslash go on in a string's body (not in a key's: `_key_mask`)
+        if row[0x61] != DEAD and row[0x20] != DEAD and row[0x5C] != DEAD:
             recognized = recognize(self.automaton.row, state)
             if recognized is not None:
                 paired, after = recognized
