@@ -1466,13 +1466,17 @@ class _Compiler:
             later[state] = EMPTY if must else tails[0, c == 0, c]
         for i in range(n - 1, -1, -1):
             here: dict[tuple, Term] = {}
+            written: dict[tuple, Term] = {}  # member i then the state after it: its spine built once
             for state in layers[i]:
                 c, must, must_not = state
                 options = []
                 if i not in must_not and (most is None or c + 1 <= most):
                     after = (min(c + 1, cap), (must | {j for j in needs.get(i, ()) if j > i}) - {i},
                              must_not - {i})
-                    options.append(concat(sep if c else EPSILON, members[i], later[after]))
+                    then = written.get(after)
+                    if then is None:
+                        then = written[after] = concat(members[i], later[after])
+                    options.append(concat(sep, then) if c else then)
                 if i not in must_have and i not in must:
                     options.append(later[(c, must, (must_not - {i}) | forced_out[i])])
                 here[state] = alt(*options)
