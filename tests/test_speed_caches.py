@@ -146,3 +146,31 @@ def test_names_cache_keeps_each_schemas_own_listed_names():
         assert two.matches(b'{"c":null,"a":1}') and not two.matches(b'{"c":null,"c":1}')
         assert not one.matches(b'{"b":1}') and not two.matches(b'{"b":1}')
     assert schema_compiler._key_spellings.cache_info().maxsize == schema_compiler.MAX_KEY_TERMS
+
+
+def test_leaves_cache_gives_each_schema_its_own_pointers_notes_and_refusals(monkeypatch):
+    """Leaves (strings, integers, numbers) are cached per builder and keywords (`MAX_LEAVES`): a
+    second schema with the same leaf elsewhere gets the fresh leaf's term, its notes and its
+    refusal at its own pointer; keywords of another type are another leaf."""
+    from brzozowski import SchemaError
+
+    leaf = {"type": "number", "minimum": 0.1, "maximum": 1e300}
+    one = {"type": "object", "properties": {"a": leaf}}
+    two = {"type": "array", "items": leaf}
+    with monkeypatch.context() as m:
+        m.setattr(schema_compiler, "_LEAVES", {})
+        fresh = [(json_schema_term(s), explain_json_schema(s)) for s in (two, one)]
+    schema_compiler._LEAVES.clear()
+    for schema, (term, notes) in zip((one, two, one, two), fresh[::-1] * 2):
+        assert json_schema_term(schema) is term
+        assert explain_json_schema(schema) == notes
+    assert any(line.startswith("/items:") for line in fresh[0][1])
+    assert any(line.startswith("/properties/a:") for line in fresh[1][1])
+    bad = {"type": "string", "pattern": "(?<=a)b"}
+    for schema, pointer in (({"properties": {"x": bad}}, "/properties/x/pattern"), ({"items": bad}, "/items/pattern")):
+        with pytest.raises(SchemaError) as raised:
+            json_schema_term(schema)
+        assert [p.pointer for p in raised.value.problems] == [pointer]
+    integers = [json_schema_term({"type": "integer", "minimum": v}) for v in (1, 1.0)]
+    assert integers[0] is integers[1]  # one language: 1 and 1.0 bound alike
+    assert len(schema_compiler._LEAVES) <= schema_compiler.MAX_LEAVES
