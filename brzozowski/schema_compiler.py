@@ -76,7 +76,6 @@ RFC 8259 (JSON); RFC 6901 (JSON Pointer).
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import math
@@ -178,14 +177,6 @@ def _is_true(schema: Any) -> bool:
     return schema is True or (isinstance(schema, dict) and not (set(schema) - ANNOTATIONS))
 
 
-MAX_KEY_TERMS = 1024
-"""How many property names' spellings (`_key_spellings`) the process keeps, and a quarter as many
-"other keys" terms (`_plain_keys_except`, per tuple of listed names), least recently used evicted
-one at a time: real schemas share names (the corpus: 7,209 uses of 2,156 names), and building them
-was ~30% of a schema's term; a few MB at most."""
-
-
-@functools.lru_cache(maxsize=MAX_KEY_TERMS)
 def _key_spellings(name: str) -> Term:
     """The JSON text of the string `name`, spelled as ``json.dumps`` does with and without ensure_ascii."""
     spellings = [json.dumps(name).encode()]
@@ -196,8 +187,7 @@ def _key_spellings(name: str) -> Term:
     return alt(*(literal(s) for s in spellings))
 
 
-@functools.lru_cache(maxsize=MAX_KEY_TERMS // 4)
-def _plain_keys_except(names: tuple[str, ...]) -> Term:
+def _plain_keys_except(names: list[str]) -> Term:
     """Quoted plain-ASCII keys (no escapes) that are none of `names`, built on the trie of `names`."""
     trie: dict = {}
     for name in names:
@@ -1040,27 +1030,11 @@ class _Compiler:
     # -- leaves (brzozowski.json_leaves) ------------------------------------------------------------
 
     def _leaf(self, ptr: str, build, **keywords) -> Term:
-        """The term of a string, integer or number leaf (`brzozowski.json_leaves`), its notes made
-        at `ptr`; the same keywords give the same leaf in every schema (`_LEAVES`)."""
-        key = (build, tuple((k, type(v), v) for k, v in sorted(keywords.items())))
+        notes: list[str] = []
         try:
-            found = _LEAVES.get(key)
-        except TypeError:  # an unhashable keyword value (a list where a number belongs): no caching
-            key, found = None, None
-        if found is None:
-            notes: list[str] = []
-            try:
-                found = (build(notes=notes, **keywords), tuple(notes))
-            except SchemaError as e:
-                found = e
-            if key is not None:
-                while len(_LEAVES) >= MAX_LEAVES:  # full: the oldest goes
-                    _LEAVES.pop(next(iter(_LEAVES)), None)
-                _LEAVES[key] = found
-        if isinstance(found, SchemaError):
-            return self.refuse(pointer_append(ptr, found.keyword) if found.keyword else ptr, found.keyword,
-                               found.message)
-        term, notes = found
+            term = build(notes=notes, **keywords)
+        except SchemaError as e:
+            return self.refuse(pointer_append(ptr, e.keyword) if e.keyword else ptr, e.keyword, e.message)
         for text in notes:
             self.note(ptr, text)
         return term
@@ -1400,7 +1374,7 @@ class _Compiler:
                                "the complement of the patterns)")
             else:
                 if names:
-                    key = _plain_keys_except(tuple(names))
+                    key = _plain_keys_except(names)
                     self.note(ptr, "other property names are written as plain ASCII without escapes, "
                                    "never equal to a listed name")
                 else:
@@ -1579,13 +1553,6 @@ MAX_ANY_VALUES = 64
 (`brzozowski.derivatives.keep_derivatives`). An evicted term costs time, never results."""
 
 _ANY_VALUES: dict[tuple, tuple[Term, list[str]]] = {}
-
-MAX_LEAVES = 512
-"""How many string, integer and number leaves (per builder and keywords: bounds, lengths, pattern,
-format) `_LEAVES` keeps, then each new one evicts the oldest: schemas repeat their bounds
-(``minimum: 0``, ``maxLength: 255``), and a bounded number costs ~0.3 ms to build."""
-
-_LEAVES: dict[tuple, tuple[Term, tuple[str, ...]] | SchemaError] = {}
 
 
 def _expand(names: Any) -> frozenset:
