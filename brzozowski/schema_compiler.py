@@ -203,7 +203,10 @@ def _plain_keys_except(names: list[str]) -> Term:
         return alt(EMPTY if None in node else EPSILON, concat(leave, anything),
                    *(concat(byte(b), outside(node[b])) for b in children if (_PLAIN_KEY_BITS >> b) & 1))
 
-    return concat(byte(0x22), outside(trie), byte(0x22))
+    try:
+        return concat(byte(0x22), outside(trie), byte(0x22))
+    finally:
+        outside = None  # the recursive closure's cell held it: a reference cycle
 
 
 class _Writer:
@@ -450,9 +453,12 @@ class _Compiler:
                     return False
             return True
 
-        for i, part in enumerate(parts):
-            if not flatten(part, ptr, base, i < own):
-                return None
+        try:
+            for i, part in enumerate(parts):
+                if not flatten(part, ptr, base, i < own):
+                    return None
+        finally:
+            flatten = None  # the recursive closure's cell held it: a cycle through this compiler
         try:
             merged = merge_schemas(flat)
         except Unmergeable as e:
@@ -744,7 +750,8 @@ class _Compiler:
         except _Inexact as e:
             if not isinstance(node, dict) or hops > _MAX_NEGATION_HOPS or child_base(base, node) != base:
                 raise
-            first = e
+            first = e.with_traceback(None)  # kept past the handler: its traceback (or its context's)
+            first.__context__ = None        # would hold this frame, a reference cycle
         cases: list[list[Any]] = []
         plain: dict[str, Any] = {}
         for key, value in node.items():

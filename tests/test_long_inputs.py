@@ -353,3 +353,36 @@ def test_terms_a_cache_shares_keep_their_derivatives_and_theirs_after_the_automa
     assert alive == total == 6
     alive, total = states_alive_after_dropping(parse("(ab|cd)*f[xy]+z"))  # not kept: memos are weak
     assert alive < total == 6
+
+
+NO_CYCLE_SCHEMAS = [
+    # allOf with a $ref: `merge`'s recursive flattening
+    {"allOf": [{"$ref": "#/$defs/a"}, {"properties": {"b": {"type": "null"}}}],
+     "$defs": {"a": {"properties": {"a": {"type": "integer"}}}}},
+    # listed names beside other keys: `_plain_keys_except`'s recursive trie walk
+    {"type": "object", "properties": {"ab": {}, "ac": {}}, "additionalProperties": {"type": "integer"}},
+    # oneOf over objects negated structurally, one branch's pattern unsupported: an `_Inexact` kept
+    # while the other keywords are tried, its context a SchemaError from deep in the pattern parser
+    {"oneOf": [{"type": "object", "properties": {"a": {"type": "string", "pattern": "(?<=a)b"}},
+                "required": ["a"]}, {"type": "object", "properties": {"b": {}}, "required": ["b"]}]},
+]
+
+
+def test_compiling_schemas_leaves_no_cyclic_garbage():
+    """A compilation's terms are freed by reference counting when it ends, refused or not: no
+    recursive closure, and no exception kept with its traceback, ties them into a cycle (on the
+    real corpus such cycles held 1.28 million objects of 347 schemas until a full collection)."""
+    from brzozowski import SchemaError
+    from brzozowski.schema_compiler import json_schema_term
+
+    gc.collect()
+    gc.disable()
+    try:
+        for schema in NO_CYCLE_SCHEMAS:
+            try:
+                json_schema_term(schema, closed_objects=False)
+            except SchemaError:
+                pass
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
