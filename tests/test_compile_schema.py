@@ -363,3 +363,15 @@ def test_schema_command_explains_and_samples_valid_documents(tmp_path, capsys):
     path.write_text(json.dumps({"$ref": "#/$defs/missing"}))
     assert main(["schema", str(path)]) == 2
     assert "/$ref" in capsys.readouterr().err
+
+
+def test_schema_command_takes_unique_keys(tmp_path, capsys):
+    from brzozowski.cli import main
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"type": "object", "additionalProperties": {"type": "integer"}}))
+    assert main(["schema", str(path), "--unique-keys", "--explain", "-n", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "unique_keys=True" in out and "start with distinct plain-ASCII characters" in out
+    assert main(["schema", str(path), "--explain", "-n", "0"]) == 0
+    assert "a key may repeat" in capsys.readouterr().out
