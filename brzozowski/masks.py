@@ -588,24 +588,8 @@ class TokenIndex:
             next_states: list[int] = []
             for node, s in zip(nodes, states):
                 count = child_count[node]
-                if not count:
-                    continue
-                lo = child_lo[node]
-                row, n_live = self._python_row(s)
-                if n_live < count:
-                    work += n_live
-                    for b, target in self._live(s):
-                        child = labels.find(b, lo, lo + count)
-                        if child >= 0:
-                            next_nodes.append(child)
-                            next_states.append(target)
-                else:
-                    work += count
-                    for child in range(lo, lo + count):
-                        target = row[labels[child]]
-                        if target >= 0:
-                            next_nodes.append(child)
-                            next_states.append(target)
+                if count:
+                    work += self._live_children(s, child_lo[node], count, labels, next_nodes, next_states)
             found += next_nodes
             nodes, states = next_nodes, next_states
             depth += 1
@@ -614,6 +598,28 @@ class TokenIndex:
         if found:
             reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
         return depth, frontier, work
+
+    def _live_children(self, state: int, lo: int, count: int, labels: bytes, nodes: list[int],
+                       states: list[int]) -> int:
+        """Append to `nodes` and `states` the children of a node in `state` (its children are
+        ``lo:lo + count``, their bytes in `labels`) that `state` does not send to DEAD, with their
+        states: by finding each byte the state allows (``bytes.find`` among the sorted labels) when
+        it allows fewer bytes than the node has children, else by scanning the children. Returns how
+        many were looked at."""
+        row, n_live = self._python_row(state)
+        if n_live < count:
+            for b, target in self._live(state):
+                child = labels.find(b, lo, lo + count)
+                if child >= 0:
+                    nodes.append(child)
+                    states.append(target)
+            return n_live
+        for child in range(lo, lo + count):
+            target = row[labels[child]]
+            if target >= 0:
+                nodes.append(child)
+                states.append(target)
+        return count
 
     def _python_row(self, state: int) -> tuple[memoryview, int]:
         """State's 256 transitions (a view of the automaton's row), and how many are not DEAD."""
@@ -810,7 +816,12 @@ class TokenIndex:
             for node, s, on_plain in zip(nodes, states, plain):
                 count = child_count[node]
                 lo = child_lo[node]
-                if on_plain:
+                if not on_plain:  # past a byte that is not a plain key's: the usual Python walk
+                    if count:
+                        grown = len(next_nodes)
+                        work += self._live_children(s, lo, count, labels, next_nodes, next_states)
+                        next_plain += [False] * (len(next_nodes) - grown)
+                else:
                     into = self._key_step(s)
                     if into is None:
                         return None
@@ -819,34 +830,19 @@ class TokenIndex:
                         after = q
                     elif q != after:
                         return None
-                    if not count:
-                        continue
-                    quote = labels.find(0x22, lo, lo + count)
-                    if quote >= 0:
-                        handled.append(quote)
-                elif not count:
-                    continue
-                else:
-                    line, n_live = self._python_row(s)
-                    if n_live >= count:  # scan the children
-                        work += count
-                        for child in range(lo, lo + count):
-                            target = line[labels[child]]
-                            if target >= 0:
+                    if count:
+                        quote = labels.find(0x22, lo, lo + count)
+                        if quote >= 0:
+                            handled.append(quote)
+                        work += len(pairs)
+                        for b, target in pairs:
+                            child = labels.find(b, lo, lo + count)
+                            if child >= 0:
                                 next_nodes.append(child)
                                 next_states.append(target)
-                                next_plain.append(False)
-                        continue
-                    pairs = self._live(s)
-                work += len(pairs)
+                                next_plain.append((_PLAIN_KEY_BITS >> b) & 1 == 1)
                 if work > KEY_WORK:
                     return None
-                for b, target in pairs:
-                    child = labels.find(b, lo, lo + count)
-                    if child >= 0:
-                        next_nodes.append(child)
-                        next_states.append(target)
-                        next_plain.append(on_plain and (_PLAIN_KEY_BITS >> b) & 1 == 1)
             found += next_nodes
             nodes, states, plain = next_nodes, next_states, next_plain
         reached = _Reached(trie)
