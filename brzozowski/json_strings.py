@@ -34,8 +34,8 @@ from .json_numbers import fixed_width_range
 from .terms import EMPTY, Term, alt, byte, byte_set, concat, literal, repeat
 
 __all__ = [
-    "ANY_CHAR", "CodePoints", "MAX_LENGTH_BOUND", "SCALARS", "complement", "encoded_chars", "intersect",
-    "string_term", "union",
+    "ANY_CHAR", "CodePoints", "MAX_LENGTH_BOUND", "PLAIN_KEY_BITS", "SCALARS", "complement", "encoded_chars",
+    "intersect", "string_term", "union",
 ]
 
 CodePoints = tuple[tuple[int, int], ...]
@@ -153,6 +153,11 @@ def encoded_chars(s: CodePoints) -> Term:
 
 #: One decoded character, any way JSON writes it.
 ANY_CHAR = encoded_chars(SCALARS)
+
+#: The bytes of a *plain* key (the other property names of an open object beside listed names,
+#: `brzozowski.schema_compiler`): printable ASCII except the quote and the backslash, so one byte is
+#: one character and no escape is needed.
+PLAIN_KEY_BITS = sum(1 << b for b in range(0x20, 0x7F)) & ~((1 << 0x22) | (1 << 0x5C))
 _QUOTE = byte(ord('"'))
 
 

@@ -87,6 +87,7 @@ import numpy as np
 
 from .alphabet import DEAD, Automaton
 from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
+from .json_strings import PLAIN_KEY_BITS
 from .string_masks import PLAIN_KEY_BYTES, count_tables, key_tables, recognize, recognize_counted, string_tables
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
@@ -133,8 +134,6 @@ _EXPANSIONS = ("auto", "sparse", "dense")
 _NO_CODES = np.zeros(0, dtype=np.int32)
 _TRIES = ("auto", "bytes", "classes")
 _UNSEEN = object()
-
-_PLAIN_KEY_BITS = sum(1 << int(b) for b in PLAIN_KEY_BYTES)
 
 KEY_WORK = 20_000
 """The most children `TokenIndex._key_mask` looks at in Python before it gives the state back to
@@ -804,7 +803,7 @@ class TokenIndex:
             return None
         trie = self.trie
         labels, child_lo, child_count = trie.python_view()
-        after = None  # Y's q: one for the whole walk
+        after = None  # Y's q: one for the whole walk (set at the root, which is on a plain path)
         found: list[int] = []  # the nodes the walk reached, but those of plain paths into Y
         handled: list[int] = []  # closing nodes below a node the walk expanded on a plain path
         nodes, states, plain = [0], [state], [True]  # plain: the node's path is plain bytes only
@@ -840,7 +839,7 @@ class TokenIndex:
                             if child >= 0:
                                 next_nodes.append(child)
                                 next_states.append(target)
-                                next_plain.append((_PLAIN_KEY_BITS >> b) & 1 == 1)
+                                next_plain.append((PLAIN_KEY_BITS >> b) & 1 == 1)
                 if work > KEY_WORK:
                     return None
             found += next_nodes
@@ -849,8 +848,6 @@ class TokenIndex:
         if found:
             reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
         mask = reached.tokens()
-        if after is None:  # Y never reached: the walk was the whole walk
-            return mask
         inside, closing, bounds = key_tables(trie)
         mask |= inside
         allowed_seeds = None

@@ -85,7 +85,7 @@ from typing import Any
 from .derivatives import alphabet_classes, derivative, derivative_of_string, keep_derivatives, matches
 from .errors import ArgumentError, SchemaError, SchemaProblem
 from .json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
-from .json_strings import encoded_chars
+from .json_strings import PLAIN_KEY_BITS, encoded_chars
 from .lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
 from .schema_merge import ANNOTATIONS, MAX_ANYOF_PRODUCT, Unmergeable, json_equal, json_key, merge_schemas
 from .schema_refs import SchemaIndex, child_base, pointer_append
@@ -106,10 +106,8 @@ stall in whitespace."""
 
 #: JSON's whitespace bytes (RFC 8259 §2): space, tab, line feed, carriage return.
 _WHITESPACE_BITS = sum(1 << b for b in b" \t\n\r")
-#: The bytes of other property names: printable ASCII except the quote and the backslash.
-_PLAIN_KEY_BITS = sum(1 << b for b in range(0x20, 0x7F)) & ~((1 << 0x22) | (1 << 0x5C))
 #: The slots of other properties: the empty key, then each plain-ASCII first character, ascending.
-_FIRST_CHARACTERS = [None] + [b for b in range(0x20, 0x7F) if (_PLAIN_KEY_BITS >> b) & 1]
+_FIRST_CHARACTERS = [None] + [b for b in range(0x20, 0x7F) if (PLAIN_KEY_BITS >> b) & 1]
 
 TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 _ALL_TYPES = frozenset(TYPES)
@@ -195,13 +193,13 @@ def _plain_keys_except(names: list[str]) -> Term:
         for b in name.encode("utf-8"):
             node = node.setdefault(b, {})
         node[None] = True
-    anything = star(byte_set(_PLAIN_KEY_BITS))
+    anything = star(byte_set(PLAIN_KEY_BITS))
 
     def outside(node: dict) -> Term:
         children = [b for b in node if b is not None]
-        leave = byte_set(_PLAIN_KEY_BITS & ~sum(1 << b for b in children))
+        leave = byte_set(PLAIN_KEY_BITS & ~sum(1 << b for b in children))
         return alt(EMPTY if None in node else EPSILON, concat(leave, anything),
-                   *(concat(byte(b), outside(node[b])) for b in children if (_PLAIN_KEY_BITS >> b) & 1))
+                   *(concat(byte(b), outside(node[b])) for b in children if (PLAIN_KEY_BITS >> b) & 1))
 
     try:
         return concat(byte(0x22), outside(trie), byte(0x22))

@@ -65,7 +65,7 @@ import numpy as np
 from .alphabet import DEAD
 from .derivatives import derivative, keep_derivatives
 from .dfa import regex_to_dfa
-from .json_strings import ANY_CHAR
+from .json_strings import ANY_CHAR, PLAIN_KEY_BITS
 from .schema import STRING
 from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, Term, byte, concat
 
@@ -285,9 +285,8 @@ def build_all_tables(trie: VocabTrie) -> None:
     key_tables(trie)
 
 
-PLAIN_KEY_BYTES = np.array([b for b in range(0x20, 0x7F) if b not in (0x22, 0x5C)], dtype=np.intp)
-"""The bytes of a plain key: printable ASCII without the quote and the backslash (the other keys
-of an open object, `brzozowski.schema_compiler`)."""
+PLAIN_KEY_BYTES = np.array([b for b in range(256) if (PLAIN_KEY_BITS >> b) & 1], dtype=np.intp)
+"""The bytes of a plain key (`brzozowski.json_strings.PLAIN_KEY_BITS`), as an index array."""
 
 
 def key_tables(trie: VocabTrie) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
