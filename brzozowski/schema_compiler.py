@@ -1341,7 +1341,7 @@ class _Compiler:
         others = self._by_first_character(kinds) if counted else kinds
         index = {name: i for i, name in enumerate(names)}
         needs = {index[d]: frozenset(index[n] for n in ns) for d, ns in depends.items()}
-        return self._members(members, [index[r] for r in required], needs, others, least, most)
+        return self._members(members, [index[r] for r in required], needs, others, counted, least, most)
 
     def _merged_term(self, parts: list[Any], ptr: str, base: str, depth: int) -> Term:
         return self.merged_term(parts, ptr, base, depth, own=0)
@@ -1429,16 +1429,16 @@ class _Compiler:
         return members
 
     def _members(self, members: list[Term], required: list[int], needs: dict[int, frozenset],
-                 others: list, least: int, most: int | None) -> Term:
+                 others: list, counted: bool, least: int, most: int | None) -> Term:
         """The object: listed members in order (required, optional, dependentRequired), then others.
 
         A state is (members written so far, capped; names that must still come; names that must
         not); built backwards over the states reachable forwards. With a count to keep
-        (maxProperties, or minProperties above 1), `others` are slots of distinct first characters
-        in ascending order (`_by_first_character`), so every key is different and the count exact;
-        else they are the (key, value) kinds, written any number of times in any order (`_loose`).
+        (`counted`: maxProperties, minProperties above 1, or unique_keys), `others` are slots of
+        distinct first characters in ascending order (`_by_first_character`), so every key is
+        different and the count exact; else they are the (key, value) kinds, written any number of
+        times in any order (`_loose`).
         """
-        counted = self.unique_keys or most is not None or least > 1
         n = len(members)
         cap = min(max(least, 1 if most is None else most + 1), n + len(others) + 1)
         forced_out = {i: frozenset(z for z, ns in needs.items() if i in ns and z > i) for i in range(n)}
