@@ -371,7 +371,7 @@ class TokenIndex:
         same whatever the choice). `expansion`: "auto" (plain Python while few nodes are alive,
         then sparse or dense per level), "sparse" or "dense" (numpy from the root).
         `trie`: "auto" (bytes, then classes once they pay off), "bytes", or "classes" (needs an
-        automaton that knows its ``byte_classes``). `strings`: use the JSON-string tables."""
+        automaton that knows its ``byte_classes``). `strings`: use the JSON-string and plain-key tables."""
         if expansion not in _EXPANSIONS:
             raise MaskError(f"expansion must be one of {_EXPANSIONS}, not {expansion!r}")
         if trie not in _TRIES:
@@ -474,8 +474,9 @@ class TokenIndex:
 
     def cache_info(self) -> dict[str, int]:
         """The mask cache (entries, bytes, budget), how many masks were computed (``walks``; of
-        them ``string_masks`` from the JSON-string tables), and the memory of the shared byte
-        trie, of the class-string trie walked (0 if none), of the table."""
+        them ``string_masks`` from the JSON-string tables and ``key_masks`` from the plain-key
+        tables), and the memory of the shared byte trie, of the class-string trie walked (0 if
+        none), of the table."""
         with self._cache_lock:
             return {"entries": len(self._cache), "bytes": int(self._cache.currsize),
                     "budget": self.cache_bytes, "walks": self.walks,
