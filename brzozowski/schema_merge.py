@@ -65,20 +65,12 @@ class Unmergeable(Exception):
 
 def json_equal(a: Any, b: Any) -> bool:
     """Equality of JSON values as JSON Schema means it: 1 == 1.0, but true != 1 and key order is moot."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
+    return json_key(a) == json_key(b)
 
 
 def json_key(value: Any) -> Any:
-    """A hashable key with ``json_key(a) == json_key(b)`` exactly when ``json_equal(a, b)``: to find
-    equal values among many by hashing, not pair by pair."""
+    """A hashable key of a JSON value, equal for values JSON Schema calls equal (`json_equal`): to
+    find equal values among many by hashing, not pair by pair."""
     if isinstance(value, bool):
         return ("boolean", value)
     if isinstance(value, (int, float)):
