@@ -44,8 +44,9 @@ Three shortcuts keep masks the same and make them cheaper:
 - **Strings.** A state that behaves as the inside of a JSON string (checked against the automaton,
   `brzozowski.string_masks`) gets its mask from a per-vocabulary table plus a walk of only the
   tokens that reach past the closing quote: tens to hundreds of microseconds instead of a dense
-  walk of the whole trie. Over a `LazyDFA`, a string with a length bound is recognized by its
-  state's term, and per-token character counts apply the bound.
+  walk of the whole trie. Over a `LazyDFA`, a string as `brzozowski.json_strings.string_term`
+  writes it is recognized by its state's term (no state inside it is created), and per-token
+  character counts apply a length bound.
 - **Keys.** A state at or inside an open object's key (listed names, then any other plain-ASCII
   key) is walked in Python along the listed names' prefixes only; once a path enters the inside of
   a plain key (plain bytes loop, the quote leads on), the per-vocabulary plain-key tables
@@ -692,7 +693,7 @@ class TokenIndex:
 
     def _string_state(self, state: int) -> tuple[int, int, int, int | None] | None:
         """(S-state, after-state, fewest, most characters) if `state` behaves as the inside of a
-        JSON string (with a length bound: known from a lazy automaton's term), else None."""
+        JSON string (known from a lazy automaton's term, or checked on the automaton), else None."""
         found = self._string_states.get(state, _UNSEEN)
         if found is not _UNSEEN:
             return found  # type: ignore[return-value]

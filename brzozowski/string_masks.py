@@ -28,10 +28,12 @@ string with a pattern, a length bound or an enum of its own contradicts it somew
 the ordinary way; a union of a plain string with an enum of strings does not (its enum prefixes
 pair with S's body).
 
-**Length bounds.** In a lazy automaton, a state inside a string with ``minLength``/``maxLength`` is
-recognized by its *term* instead (`recognize_counted`): a character maybe begun (S-state r), then
-``ANY_CHAR{lo,hi}``, the closing quote, and what follows (the after-state q, numbered from its term
-with `brzozowski.lazy.LazyDFA.state_of`). With n(t) the characters S begins while reading t from r
+**Recognition by term; length bounds.** In a lazy automaton, a state inside a string as
+`brzozowski.json_strings.string_term` writes it is recognized by its *term* instead
+(`recognize_counted`): a character maybe begun (S-state r), then ``ANY_CHAR{lo,hi}`` (or
+``ANY_CHAR*``: lo = 0, no hi), the closing quote, and what follows (the after-state q, numbered from
+its term with `brzozowski.lazy.LazyDFA.state_of`): no automaton state inside the string is created
+or checked. With n(t) the characters S begins while reading t from r
 (`count_tables`; a begun character was counted when it began):
 
     mask_x[t] = (S reads all of t from r without dying or closing, and n(t) ≤ hi)
@@ -67,7 +69,7 @@ from .derivatives import derivative, keep_derivatives
 from .dfa import regex_to_dfa
 from .json_strings import ANY_CHAR, PLAIN_KEY_BITS
 from .schema import STRING
-from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, Term, byte, concat
+from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte, concat
 
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import VocabTrie
@@ -190,19 +192,21 @@ def _partial_characters() -> dict[Term, int]:
 
 
 def recognize_counted(term: Term) -> tuple[int, int, int | None, Term] | None:
-    """If `term` is the inside of a string with a length bound followed by `rest`, as
+    """If `term` is the inside of a string followed by `rest`, as
     `brzozowski.json_strings.string_term` writes it (a character maybe begun, then ``{lo,hi}`` more
-    characters, the closing quote, `rest`): (the S-state of the begun character or S's body, lo, hi,
-    rest); else None.
+    characters, or any number of them, ``ANY_CHAR*``, the closing quote, `rest`): (the S-state of
+    the begun character or S's body, lo, hi (None: no bound), rest); else None.
 
     The characters ``ANY_CHAR{lo,hi}`` count as S does: one more each time S leaves its body (a
     begun character was counted when it began). So, with `count_tables`, a token's fate in such a
     state is read off per-vocabulary tables, like a plain string's, whatever the bound: the
-    ~1,000 states of a ``maxLength: 200`` string a walk would create are never needed."""
+    ~1,000 states of a ``maxLength: 200`` string a walk would create are never needed. Without a
+    bound (``ANY_CHAR*``) the term alone says what `recognize` would check on the automaton's ~20
+    states inside the string (and create them)."""
     begun: list[Term] = []  # the rest of a begun character: the heads before the repeat
     while term.kind == K_CONCAT and len(begun) <= _LONGEST_CHARACTER:
         head, tail = term.children
-        if head.kind == K_REPEAT and head.children[0] is ANY_CHAR:
+        if (head.kind == K_REPEAT or head.kind == K_STAR) and head.children[0] is ANY_CHAR:
             break
         begun.append(head)
         term = tail
@@ -215,11 +219,12 @@ def recognize_counted(term: Term) -> tuple[int, int, int | None, Term] | None:
             return None
         r = found
     repeated, after = term.children
+    lo, hi = (repeated.lo, repeated.hi) if repeated.kind == K_REPEAT else (0, None)
     if after is _QUOTE:
-        return r, repeated.lo, repeated.hi, EPSILON
+        return r, lo, hi, EPSILON
     if after.kind != K_CONCAT or after.children[0] is not _QUOTE:
         return None
-    return r, repeated.lo, repeated.hi, after.children[1]
+    return r, lo, hi, after.children[1]
 
 
 def count_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:

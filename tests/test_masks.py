@@ -734,6 +734,50 @@ def test_strings_with_length_bounds_take_the_counted_tables_and_match_brute_forc
     assert index.string_masks >= len(COUNTED_TEXTS)
 
 
+PLAIN = {"type": "object", "properties": {"a": {"type": "string"},
+                                           "b": {"type": "array", "items": {"type": "string"}},
+                                           "c": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                                           "d": {"type": "string", "pattern": "^[a-z\\u00e9]*$"}},
+         "required": ["a"], "additionalProperties": False}
+PLAIN_TEXTS = [b'{"a":"', b'{"a":"x\xc3', b'{"a":"\\', b'{"a":"\\uD83D\\uDE', b'{"a":"","b":["',
+               b'{"a":"","b":["","\xe2\x82', b'{"a":"","c":"', b'{"a":"","c":"\\u00']
+PLAIN_OTHER_TEXTS = [b'{"a":"","d":"', b'{"a":"","d":"ab']  # a pattern: another language inside
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=string_tokens)
+def test_plain_strings_of_compiled_schemas_are_recognized_by_their_terms(vocab):
+    """A lazy automaton's state inside a string without a bound is recognized by its term
+    (``ANY_CHAR*``, the quote, the rest: `recognize_counted` with no bound), so its first mask
+    creates no state inside the string (`recognize` would create and check S's ~20); every mask,
+    from the tables or walked, is the definition, token by token."""
+    from brzozowski import compile_json_schema
+    from brzozowski.string_masks import recognize_counted
+
+    vocab = [*vocab, None]
+    eos = len(vocab) - 1
+    lazy = compile_json_schema(PLAIN)
+    index = TokenIndex(lazy, vocab, eos_id=eos)
+    for text in PLAIN_TEXTS:
+        state = lazy.step(lazy.start, text)
+        found = recognize_counted(lazy.term(state))
+        assert found is not None and found[1:3] == (0, None), text
+        before = lazy.n_states
+        mask = index.mask(state)
+        assert lazy.n_states - before <= 12, text  # past the quote only (a few bytes of tokens)
+        assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), text
+    for text in PLAIN_OTHER_TEXTS:
+        assert recognize_counted(lazy.term(lazy.step(lazy.start, text))) is None, text
+    queue = [lazy.start]
+    for state in queue:  # every state, each checked once it exists
+        for target in set(lazy.row(state).tolist()) - {DEAD}:
+            if target not in queue:
+                queue.append(target)
+    for state in queue:
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, eos)), state
+    assert index.string_masks >= len(PLAIN_TEXTS)
+
+
 def test_a_long_bounded_string_over_o200k_creates_a_few_states_not_one_per_count():
     """``maxLength: 200`` made the first mask inside the string create ~1,150 states (one per
     count and UTF-8 or escape position a token reaches); from the tables it creates none beyond
