@@ -89,7 +89,8 @@ import numpy as np
 from .alphabet import DEAD, Automaton
 from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
 from .json_strings import PLAIN_KEY_BITS
-from .string_masks import PLAIN_KEY_BYTES, count_tables, key_tables, recognize, recognize_counted, string_tables
+from .string_masks import (PLAIN_KEY_BYTES, StringTables, count_tables, key_tables, quote_suffixes, recognize,
+                           recognize_counted, string_tables)
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
 __all__ = ["DEFAULT_CACHE_BYTES", "DENSE_FRACTION", "TokenIndex"]
@@ -366,6 +367,7 @@ class TokenIndex:
         self.string_masks = 0  # how many of them came from the JSON-string tables
         self.key_masks = 0  # how many from the plain-key tables (inside an open object's key)
         self._key_steps: dict[int, tuple | None] = {}  # state -> `_key_step` (inside open objects' keys)
+        self._rests: dict[int, np.ndarray] = {}  # state -> `_live_rests` (past a string's closing quote)
 
     def set_strategy(self, expansion: str = "auto", trie: str = "auto", strings: bool = True) -> None:
         """Force how masks are computed (for tests, benchmarks and notebooks: the masks are the
@@ -718,44 +720,62 @@ class TokenIndex:
         to `most` more characters allowed before the closing quote: the vocabulary's ``inside``
         table (less the tokens that begin too many characters), plus a walk from `after` of the
         subtries below the nodes where the string closes (after an allowed number of characters)."""
-        trie = self.trie
-        inside, closing, bounds = string_tables(trie, r)
-        mask = inside.copy()
+        tables = string_tables(self.trie, r)
+        mask = tables.inside.copy()
         allowed = None  # the closing nodes after an allowed number of characters (None: all)
         if fewest or most is not None:
-            token_counts, closing_counts = count_tables(trie, r)
+            token_counts, closing_counts = count_tables(self.trie, r)
             allowed = closing_counts >= fewest
             if most is not None:
                 mask &= token_counts <= most
                 allowed &= closing_counts <= most
-        if after != DEAD and closing.size:
-            mask |= self._past_the_quote(closing, bounds, allowed, after)
+        if after != DEAD:
+            mask[self._past_the_quote(tables, allowed, after)] = True
         return mask
 
-    def _past_the_quote(self, closing: np.ndarray, bounds: np.ndarray, allowed: np.ndarray | None,
-                        after: int) -> np.ndarray:
-        """The tokens that live on from `after` past the `closing` nodes (those where `allowed`
-        holds, if given): a walk of the subtries below them, seeded level by level."""
-        trie = self.trie
-        code = (after + 1) * 256
-        reached = _Reached(trie)
-        nodes, codes = np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int32)
-        seeded_levels = int(np.searchsorted(bounds, len(closing)))  # no closing node below
-        for d in range(1, trie.depth + 1):
-            if len(nodes):
-                children, counts = _children(trie, nodes)
-                nodes, codes = self._step(trie, children, np.repeat(codes, counts))
-            elif d >= seeded_levels:
-                break
-            seeds = closing[bounds[d]:bounds[d + 1]]
-            if allowed is not None:
-                seeds = seeds[allowed[bounds[d]:bounds[d + 1]]]
-            if len(seeds):
-                nodes = np.concatenate((nodes, seeds))
-                codes = np.concatenate((codes, np.full(len(seeds), code, dtype=np.int32)))
-            if len(nodes):
-                reached.add(_Frontier(int(trie.level_start[d]), 0, nodes, codes, len(nodes)))
-        return reached.tokens()
+    def _past_the_quote(self, tables: StringTables, allowed: np.ndarray | None, after: int) -> np.ndarray:
+        """The tokens of ``tables.past_tokens`` that live on from `after` once their string has
+        closed (at a closing node where `allowed` holds, if given): those whose rest after the quote
+        is live from `after` (`_live_rests`)."""
+        keep = self._live_rests(after)[tables.past_rest]
+        if allowed is not None:
+            keep &= allowed[tables.past_closing]
+        return tables.past_tokens[keep]
+
+    def _live_rests(self, after: int) -> np.ndarray:
+        """Per node of the vocabulary's `quote_suffixes` trie: whether its bytes lead from `after`
+        to a live state (a walk in Python from the root, along the bytes `after`'s states allow;
+        kept per state)."""
+        found = self._rests.get(after)
+        if found is None:
+            children, _ = quote_suffixes(self.trie)
+            live = [0]
+            nodes, states = [0], [after]
+            while nodes:
+                next_nodes: list[int] = []
+                next_states: list[int] = []
+                for node, s in zip(nodes, states):
+                    below = children[node]
+                    if not below:
+                        continue
+                    row, n_live = self._python_row(s)
+                    if n_live < len(below):
+                        for b, target in self._live(s):
+                            child = below.get(b)
+                            if child is not None:
+                                next_nodes.append(child)
+                                next_states.append(target)
+                    else:
+                        for b, child in below.items():
+                            target = row[b]
+                            if target >= 0:
+                                next_nodes.append(child)
+                                next_states.append(target)
+                live += next_nodes
+                nodes, states = next_nodes, next_states
+            found = self._rests[after] = np.zeros(len(children), dtype=bool)
+            found[live] = True
+        return found
 
     # -- states inside an open object's key (brzozowski.string_masks.key_tables) -----------------
 
@@ -850,12 +870,12 @@ class TokenIndex:
         if found:
             reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
         mask = reached.tokens()
-        inside, closing, bounds = key_tables(trie)
-        mask |= inside
+        tables = key_tables(trie)
+        mask |= tables.inside
         allowed_seeds = None
         if handled:
-            allowed_seeds = ~np.isin(closing, np.array(handled, dtype=np.intp))
-        mask |= self._past_the_quote(closing, bounds, allowed_seeds, after)
+            allowed_seeds = ~np.isin(tables.closing, np.array(handled, dtype=np.intp))
+        mask[self._past_the_quote(tables, allowed_seeds, after)] = True
         return mask
 
 

@@ -14,10 +14,12 @@ when S closes exactly at the end of w's prefix p, then for every token t
     mask_x[t] = (S reads all of t from r without dying or closing)
                 or (S closes on t's prefix p and ``δ*(q, t[len(p):]) ≠ DEAD``).
 
-The first half is a per-vocabulary table (`string_tables`: ``inside``); the second is a walk from q
-of the subtries under the ``closing`` nodes of the byte trie (where S has just read the closing
-quote): the few thousand tokens that reach past the end of the string. Every state of every schema
-that behaves as r shares the ``inside`` table.
+The first half is a per-vocabulary table (`string_tables`: ``inside``); the second reads the few
+hundred to thousand tokens that reach past the end of the string (those below the ``closing`` nodes
+of the byte trie, where S has just read the closing quote) by what they hold after the quote: the
+rests after a quote form one small per-vocabulary trie (`quote_suffixes`, ~2,000 nodes over
+o200k_base), walked once from q, and each such token is kept iff its rest is live from q. Every
+state of every schema that behaves as r shares the tables.
 
 Recognition is checked, never assumed. `recognize` walks S and the automaton in step from
 (body, x): for each pair (r, y) every byte must go where S says: to DEAD where S dies, to one common
@@ -60,7 +62,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -74,8 +76,9 @@ from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte, conca
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import VocabTrie
 
-__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "StringAutomaton", "build_all_tables", "count_tables",
-           "key_tables", "recognize", "recognize_counted", "string_automaton", "string_tables"]
+__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "StringAutomaton", "StringTables", "build_all_tables",
+           "count_tables", "key_tables", "quote_suffixes", "recognize", "recognize_counted",
+           "string_automaton", "string_tables"]
 
 
 class StringAutomaton:
@@ -250,18 +253,32 @@ def _build_counts(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
         parent_codes = codes[parents]
         codes[lo:hi] = flat.take(parent_codes + level_bytes)
         counts[lo:hi] = counts[parents] + ((parent_codes == body) & (level_bytes != quote))
-    closing = string_tables(trie, r)[1]
+    closing = string_tables(trie, r).closing
     token_counts, closing_counts = counts.take(trie.token_node), counts[closing]
     for array in (token_counts, closing_counts):
         array.setflags(write=False)
     return token_counts, closing_counts
 
 
-def string_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per vocabulary and S-state r (built once, ~3 ms over o200k_base, kept on the trie):
-    ``inside`` (bool per token: S reads the whole token from r without dying or closing), the
-    ``closing`` nodes (sorted: where S has just read the closing quote) and ``bounds`` (the
-    closing nodes of level d are ``closing[bounds[d]:bounds[d + 1]]``)."""
+class StringTables(NamedTuple):
+    """What a vocabulary's tokens do in an automaton that stops at a closing quote (S from one of
+    its states, or the inside of a plain key), read from one state."""
+
+    inside: np.ndarray
+    """bool per token: the automaton reads the whole token without dying or closing."""
+    closing: np.ndarray
+    """The byte-trie nodes where it has just read the closing quote (sorted)."""
+    past_tokens: np.ndarray
+    """The tokens that reach past the quote: those below a closing node (or at one)."""
+    past_closing: np.ndarray
+    """For each of `past_tokens`: the index in `closing` of the node where it closed."""
+    past_rest: np.ndarray
+    """For each of `past_tokens`: its bytes after the quote, as a node of `quote_suffixes`."""
+
+
+def string_tables(trie: VocabTrie, r: int) -> StringTables:
+    """Per vocabulary and S-state r (built once, ~3 ms over o200k_base, kept on the trie): see
+    `StringTables`."""
     s = string_automaton()
     return _kept_on(trie, ("json-string", r), lambda: _build_tables(trie, s.trans, r, s.closed))
 
@@ -294,12 +311,12 @@ PLAIN_KEY_BYTES = np.array([b for b in range(256) if (PLAIN_KEY_BITS >> b) & 1],
 """The bytes of a plain key (`brzozowski.json_strings.PLAIN_KEY_BITS`), as an index array."""
 
 
-def key_tables(trie: VocabTrie) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def key_tables(trie: VocabTrie) -> StringTables:
     """`string_tables` for the inside of a plain key (``[ !#-\\[\\]-~]*"``, built once, kept on the
     trie): ``inside`` (the tokens of plain bytes only), the ``closing`` nodes (plain bytes, then
-    the quote) and their ``bounds`` per level. `brzozowski.masks.TokenIndex` serves the states
-    inside an open object's key from them (see its ``_key_mask``)."""
-    def build() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    the quote) and the tokens past them. `brzozowski.masks.TokenIndex` serves the states inside an
+    open object's key from them (see its ``_key_mask``)."""
+    def build() -> StringTables:
         key = np.full((2, 256), DEAD, dtype=np.int32)  # state 0: in the key; 1: closed
         key[0, PLAIN_KEY_BYTES] = 0
         key[0, ord('"')] = 1
@@ -307,10 +324,10 @@ def key_tables(trie: VocabTrie) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return _kept_on(trie, ("plain-key",), build)
 
 
-def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int,
-                  closed_state: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int, closed_state: int) -> StringTables:
     """The tables of the automaton `trans` read from state r: where each token stays alive without
-    reaching `closed_state`, and the trie nodes where it has just reached it."""
+    reaching `closed_state`, the trie nodes where it has just reached it, and the tokens below them
+    (every byte of `closed_state` is DEAD, so no closing node lies below another)."""
     # Codes as in brzozowski.masks: state t is (t + 1) * 256, DEAD is 0 with a DEAD row.
     table = np.zeros((len(trans) + 1, 256), dtype=np.int32)
     table[1:] = (trans + 1) * 256
@@ -322,7 +339,43 @@ def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int,
     closed = (closed_state + 1) * 256
     closing = np.flatnonzero(codes == closed)
     inside = ((codes != 0) & (codes != closed)).take(trie.token_node)
-    bounds = np.searchsorted(closing, trie.level_start)
-    for array in (inside, closing, bounds):
+    below = np.full(trie.n_nodes + 1, -1, dtype=np.intp)  # per node: its closing node's index
+    below[closing] = np.arange(len(closing))
+    for lo, hi, _, _ in trie.level_views:
+        level = below[lo:hi]
+        np.copyto(level, below[trie.parent[lo:hi]], where=level < 0)
+    past_closing = below.take(trie.token_node)
+    past_tokens = np.flatnonzero(past_closing >= 0)
+    past_closing = past_closing[past_tokens]
+    depths = np.searchsorted(trie.level_start, closing, side="right") - 1  # bytes up to the quote
+    _, rest_of = quote_suffixes(trie)
+    past_rest = np.array([rest_of[trie.tokens[t][d:]] for t, d in
+                          zip(past_tokens.tolist(), depths[past_closing].tolist())], dtype=np.intp)
+    tables = StringTables(inside, closing, past_tokens, past_closing, past_rest)
+    for array in tables:
         array.setflags(write=False)
-    return inside, closing, bounds
+    return tables
+
+
+def quote_suffixes(trie: VocabTrie) -> tuple[list[dict[int, int]], dict[bytes, int]]:
+    """Per vocabulary (built on first use, kept on the trie): the trie of every token's bytes after
+    each quote it holds (node 0: nothing after it), as each node's children by byte, and the node
+    of each such rest. A token past a string's closing quote lives on iff its rest does, so one walk
+    of this trie from the state after the string answers for all of them."""
+    def build() -> tuple[list[dict[int, int]], dict[bytes, int]]:
+        children: list[dict[int, int]] = [{}]
+        rest_of = {b"": 0}
+        for data in trie.tokens:
+            at = data.find(b'"') if data else -1
+            while at >= 0:
+                node = 0
+                for end in range(at + 1, len(data)):
+                    child = children[node].get(data[end])
+                    if child is None:
+                        child = children[node][data[end]] = len(children)
+                        children.append({})
+                        rest_of[data[at + 1:end + 1]] = child
+                    node = child
+                at = data.find(b'"', at + 1)
+        return children, rest_of
+    return _kept_on(trie, ("quote-suffixes",), build)

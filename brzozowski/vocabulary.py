@@ -161,7 +161,7 @@ class VocabTrie(TokenTrie):
                          np.concatenate(bytes_), token_node)
         self.tokens: tuple[bytes | None, ...] = tuple(tokens)
         self.tables: dict[Any, Any] = {}
-        self.tables_lock = threading.Lock()
+        self.tables_lock = threading.RLock()  # a table's build may ask for another table
 
 
 class Vocabulary:
