@@ -244,12 +244,14 @@ def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, chil
             if known is not None:  # (boolean, widest), from the one operand `_extended` adds
                 term.boolean, term.widest = known
             else:
-                term.boolean = kind >= K_INTER or any(child.boolean for child in children)
+                boolean = kind >= K_INTER
                 widest = len(children) if kind == K_ALT else 0
                 for child in children:
+                    if child.boolean:
+                        boolean = True
                     if child.widest > widest:
                         widest = child.widest
-                term.widest = widest
+                term.boolean, term.widest = boolean, widest
             entry = _Entry(term, _forget)
             entry.key = key
             _TABLE[key] = entry
@@ -272,14 +274,22 @@ def byte_set(bits: int) -> Term:
     return _make((K_BYTES, bits), K_BYTES, False, bits, bits=bits)
 
 
+_BYTES = tuple(byte_set(1 << b) for b in range(256))  # held for good: `literal` reads them
+
+
 def byte(b: int) -> Term:
     """The language holding the one-byte string ``bytes([b])``."""
-    return byte_set(1 << b)
+    return _BYTES[b]
 
 
 def literal(data: bytes) -> Term:
-    """The language holding exactly the string `data`."""
-    return concat(*(byte(b) for b in data))
+    """The language holding exactly the string `data` (right-nested, as `concat` builds it)."""
+    result = EPSILON
+    for b in reversed(data):
+        head = _BYTES[b]
+        result = head if result is EPSILON else _make(
+            (K_CONCAT, head.id, result.id), K_CONCAT, False, head.first, children=(head, result))
+    return result
 
 
 def concat(*terms: Term) -> Term:
