@@ -28,6 +28,7 @@ References: RFC 8259 (JSON), RFC 3629 (UTF-8), JSON Schema Validation (draft 202
 
 from __future__ import annotations
 
+from .derivatives import keep_derivatives
 from .ecma_regex import Piece, parse_pattern
 from .errors import SchemaError
 from .json_formats import FORMAT_PATTERNS, NARROWER, parse_format
@@ -101,13 +102,45 @@ def json_integer_term(*, minimum: float | None = None, maximum: float | None = N
                       exclusive_minimum: float | None = None, exclusive_maximum: float | None = None,
                       multiple_of: float | None = None, notes: list[str] | None = None) -> Term:
     """The JSON texts of the integers allowed by the numeric keywords (see `brzozowski.json_numbers`)."""
-    return integer_term(minimum=minimum, maximum=maximum, exclusive_minimum=exclusive_minimum,
-                        exclusive_maximum=exclusive_maximum, multiple_of=multiple_of, notes=notes)
+    return _numbers(integer_term, notes, minimum=minimum, maximum=maximum,
+                    exclusive_minimum=exclusive_minimum, exclusive_maximum=exclusive_maximum,
+                    multiple_of=multiple_of)
 
 
 def json_number_term(*, minimum: float | None = None, maximum: float | None = None,
                      exclusive_minimum: float | None = None, exclusive_maximum: float | None = None,
                      multiple_of: float | None = None, notes: list[str] | None = None) -> Term:
     """The JSON texts of the numbers allowed by the numeric keywords (see `brzozowski.json_numbers`)."""
-    return number_term(minimum=minimum, maximum=maximum, exclusive_minimum=exclusive_minimum,
-                       exclusive_maximum=exclusive_maximum, multiple_of=multiple_of, notes=notes)
+    return _numbers(number_term, notes, minimum=minimum, maximum=maximum,
+                    exclusive_minimum=exclusive_minimum, exclusive_maximum=exclusive_maximum,
+                    multiple_of=multiple_of)
+
+
+MAX_NUMBER_LEAVES = 64
+"""How many number and integer terms (with their notes) `json_number_term` and `json_integer_term`
+keep, by keywords: real schemas repeat a few (no bounds, ``minimum: 0``, ``exclusiveMinimum: 0``,
+which costs ~8 ms: a double's decimals reach 324 digits), built once per process instead of once
+per schema. Full, each new one evicts the oldest; each entry holds its terms and their derivatives
+(`brzozowski.derivatives.keep_derivatives`): a few hundred terms for most bounds."""
+
+_NUMBER_LEAVES: dict[tuple, tuple[Term, tuple[str, ...]]] = {}
+
+
+def _numbers(build, notes: list[str] | None, **keywords: object) -> Term:
+    """`build(**keywords)` (`integer_term` or `number_term`), from `_NUMBER_LEAVES` when it is there."""
+    key = (build, *((type(value), value) for value in keywords.values()))  # 1, 1.0 and True apart
+    try:
+        found = _NUMBER_LEAVES.get(key)
+    except TypeError:  # an unhashable keyword value: the build refuses it
+        found, key = None, None
+    if found is None:
+        made: list[str] = []
+        term = build(notes=made, **keywords)
+        found = (keep_derivatives(term), tuple(made))
+        if key is not None:
+            while len(_NUMBER_LEAVES) >= MAX_NUMBER_LEAVES:  # full: the oldest goes
+                _NUMBER_LEAVES.pop(next(iter(_NUMBER_LEAVES)), None)
+            _NUMBER_LEAVES[key] = found
+    if notes is not None:
+        notes.extend(found[1])
+    return found[0]

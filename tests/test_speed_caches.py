@@ -107,6 +107,44 @@ def test_pattern_cache_gives_the_fresh_parse_and_is_bounded(monkeypatch):
     assert f"^a{{{ecma_regex.MAX_PIECES + 4}}}$" in ecma_regex._PIECES
 
 
+NUMBER_KEYWORDS = [
+    ("number", {}), ("integer", {}), ("number", {"exclusive_minimum": 0}),
+    ("number", {"minimum": -273.15}), ("integer", {"minimum": 1, "maximum": 65535}),
+    ("number", {"minimum": 1.5, "maximum": 1.5}), ("number", {"multiple_of": 5}),  # notes: narrower
+    ("number", {"minimum": 0.1}),  # a decimal that only rounds onto the bound: a note
+]
+
+
+def test_number_cache_gives_the_fresh_terms_and_notes_and_is_bounded(monkeypatch):
+    from brzozowski import json_leaves
+    from brzozowski.errors import SchemaError
+
+    def build(kind, keywords):
+        notes: list[str] = []
+        make = json_leaves.json_number_term if kind == "number" else json_leaves.json_integer_term
+        return make(notes=notes, **keywords), notes
+
+    with monkeypatch.context() as m:
+        m.setattr(json_leaves, "_NUMBER_LEAVES", {})
+        fresh = [build(kind, keywords) for kind, keywords in NUMBER_KEYWORDS]
+    assert any(notes for _, notes in fresh)
+    json_leaves._NUMBER_LEAVES.clear()
+    for _ in range(2):  # filled anew, then read back: the same terms, the same notes each time
+        again = [build(kind, keywords) for kind, keywords in NUMBER_KEYWORDS]
+        assert all(a[0] is f[0] and a[1] == f[1] for a, f in zip(again, fresh))
+    # keyed by type too: True is refused as a bound though 1 (== True) is cached; 1.0 is 1's language
+    build("integer", {"minimum": 1})
+    with pytest.raises(SchemaError):
+        build("integer", {"minimum": True})
+    assert build("integer", {"minimum": 1.0})[0] is build("integer", {"minimum": 1})[0]
+    for i in range(json_leaves.MAX_NUMBER_LEAVES + 5):
+        build("integer", {"maximum": i})
+    assert len(json_leaves._NUMBER_LEAVES) == json_leaves.MAX_NUMBER_LEAVES  # the oldest evicted one by one
+    newest = (json_leaves.integer_term, *((type(v), v) for v in (None, json_leaves.MAX_NUMBER_LEAVES + 4,
+                                                                 None, None, None)))
+    assert newest in json_leaves._NUMBER_LEAVES
+
+
 _KEY_CHAR = r'[ !#-\[\]-~]'  # plain ASCII: printable, no quote, no backslash
 _LOOSE = [
     # (schema, the same language as a regex written by hand: other members any number of times)
