@@ -91,6 +91,8 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
     its sub-terms), for a caller that keeps them alive for its later calls (an automaton)."""
     if not (term.first >> b) & 1:  # no string of the language starts with b
         return EMPTY
+    if term.kind == K_CONCAT and term.children[0].kind == K_BYTES:
+        return _tail(term, b)
     ref = term.derivatives.get(b)
     found = None if ref is None else ref()
     if found is not None:
@@ -104,6 +106,9 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
         missing = False
         for c in _needed(t):
             if (c.first >> b) & 1 and c not in got:
+                if c.kind == K_CONCAT and c.children[0].kind == K_BYTES:
+                    got[c] = _tail(c, b)
+                    continue
                 ref = c.derivatives.get(b)  # a weak reference: its term may have died
                 found = None if ref is None else ref()
                 if found is None:
@@ -122,6 +127,15 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
             if keep is not None:
                 keep.append(found)
     return got[term]
+
+
+def _tail(term: Term, b: int) -> Term:
+    """∂b(S·r) = r for a byte set S that holds b (S is never nullable): the concatenation's own
+    tail, alive while `term` is, so neither memoized nor derived by the rules."""
+    found = term.children[1]
+    if term.kept is not None and b not in term.kept:
+        _keep(term, b, found)
+    return found
 
 
 def _keep(term: Term, b: int, found: Term) -> None:
