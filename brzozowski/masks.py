@@ -39,7 +39,7 @@ The mask is then either a scatter of the few tokens ending at live nodes, or one
 liveness over the vocabulary. Over a `LazyDFA` the table is filled with ``automaton.row(s)`` the
 first time a frontier holds state s; over a `DFA` it is the complete ``trans`` table, re-coded.
 
-Three shortcuts keep masks the same and make them cheaper:
+Four shortcuts keep masks the same and make them cheaper:
 
 - **Strings.** A state that behaves as the inside of a JSON string (checked against the automaton,
   `brzozowski.string_masks`) gets its mask from a per-vocabulary table plus a walk of only the
@@ -52,6 +52,10 @@ Three shortcuts keep masks the same and make them cheaper:
   a plain key (plain bytes loop, the quote leads on), the per-vocabulary plain-key tables
   (`brzozowski.string_masks.key_tables`) answer for it: every token of plain bytes, and a walk
   past the quote from the one state after it (`TokenIndex._key_mask` states the claim).
+- **Runs.** Over a `LazyDFA`, a state whose term begins with one byte (b·r: a property name, a
+  literal) has one live byte, and the state after it is the tail r itself. The Python part of a
+  walk follows such runs by the terms alone and numbers a state (``state_of``) only where a run ends
+  and a token goes on: the states inside the names a key state's tokens reach into are not created.
 - **Class strings.** Bytes of one class of the pattern's ``byte_classes`` lead everywhere to the
   same states, so the trie of the tokens' class strings (`brzozowski.vocabulary.class_trie`) can be
   walked instead. Building it costs tens of milliseconds over o200k_base, so an index starts on the
@@ -91,6 +95,7 @@ from .errors import InputTypeError, MaskError, StateError, TokenError, Vocabular
 from .json_strings import PLAIN_KEY_BITS
 from .string_masks import (PLAIN_KEY_BYTES, StringTables, count_tables, key_tables, quote_suffixes, recognize,
                            recognize_counted, string_tables)
+from .terms import K_BYTES, K_CONCAT
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
 __all__ = ["DEFAULT_CACHE_BYTES", "DENSE_FRACTION", "TokenIndex"]
@@ -570,29 +575,47 @@ class TokenIndex:
         """Walk in plain Python from the root while levels have few live nodes (restrictive
         states: JSON punctuation, property names, numbers): a node's children are found by their
         bytes (``bytes.find`` among the sorted labels of its children) when the state allows fewer
-        bytes than the node has children, else scanned. Returns (depth, None, work) when the walk
-        is over, or (d, the frontier at level d, work) to hand over to the vectorized levels; work
-        counts the children looked at."""
+        bytes than the node has children, else scanned; along a run of single bytes (over a lazy
+        automaton's byte trie), by the term alone (see the module docstring). Returns (depth, None,
+        work) when the walk is over, or (d, the frontier at level d, work) to hand over to the
+        vectorized levels; work counts the children looked at."""
         if self._expansion != "auto":
             return 0, _Frontier.root(state), 0
         # (On a class trie a node's label is the lowest byte of its class: finding every allowed
         # byte finds exactly the allowed classes, since a class's bytes all go to one state.)
         labels, child_lo, child_count = trie.python_view()
-        nodes, states, found = [0], [state], []
+        state_of = getattr(self.automaton, "state_of", None) if trie is self.trie else None
+        term_of = self.automaton.term if state_of is not None else None
+        nodes, states, found = [0], [state], []  # a state: a number, or a term along a run
         depth = work = 0
         while nodes:
             if len(nodes) > PYTHON_FRONTIER or work > PYTHON_WORK:
                 lo = int(trie.level_start[depth])
-                codes = (np.array(states, dtype=np.int32) + 1) * 256
+                numbers = [s if s.__class__ is int else state_of(s) for s in states]
+                codes = (np.array(numbers, dtype=np.int32) + 1) * 256
                 frontier = _Frontier(lo, int(trie.level_start[depth + 1]) - lo,
                                      np.array(nodes, dtype=np.intp), codes, len(nodes))
                 break
-            next_nodes: list[int] = []
-            next_states: list[int] = []
+            next_nodes: list = []
+            next_states: list = []
             for node, s in zip(nodes, states):
                 count = child_count[node]
-                if count:
-                    work += self._live_children(s, child_lo[node], count, labels, next_nodes, next_states)
+                if not count:
+                    continue
+                if term_of is not None:  # a run of single bytes: followed by the term alone
+                    term = term_of(s) if s.__class__ is int else s
+                    head = term.children[0] if term.kind == K_CONCAT else None
+                    if head is not None and head.kind == K_BYTES and head.bits & (head.bits - 1) == 0:
+                        lo = child_lo[node]
+                        child = labels.find(head.bits.bit_length() - 1, lo, lo + count)
+                        if child >= 0:
+                            next_nodes.append(child)
+                            next_states.append(term.children[1])
+                        work += 1
+                        continue
+                    if s.__class__ is not int:
+                        s = state_of(s)
+                work += self._live_children(s, child_lo[node], count, labels, next_nodes, next_states)
             found += next_nodes
             nodes, states = next_nodes, next_states
             depth += 1

@@ -565,6 +565,61 @@ def test_a_lazy_patterns_byte_classes_are_sound(pattern):
         assert (dfa.trans[:, members] == dfa.trans[:, members[:1]]).all(), (pattern, members)
 
 
+RUN_PATTERNS = [
+    '\\{("name":[0-9]|"nation":"[a-z]*"|"description":(ab|cd))(,"n[ai][mt]e?":1)*\\}',
+    "(abc[de]f|xyz)+g?",  # a run, a set, a run again; a loop back through the start
+    "a(bc|bd)e(fgh)*",
+]
+RUN_BYTES = b'{}":,[]0123456789abcdefghimnoprstxyz'
+run_tokens = st.lists(st.binary(min_size=1, max_size=7).map(
+    lambda bs: bytes(RUN_BYTES[b % len(RUN_BYTES)] for b in bs)), min_size=1, max_size=80)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=run_tokens, which=st.integers(0, len(RUN_PATTERNS) - 1))
+def test_runs_of_single_bytes_are_walked_by_their_terms_with_the_definitions_masks(vocab, which):
+    """Over a lazy automaton, a walk follows a run of single bytes (a property name, a literal) by
+    the state's term alone, numbering no state inside it: every mask is still the definition, and
+    the first mask from the start creates at most one state per token that leaves a run."""
+    vocab = [*vocab, None]
+    eos = len(vocab) - 1
+    lazy = LazyDFA(RUN_PATTERNS[which])
+    index = TokenIndex(lazy, vocab, eos_id=eos)
+    index.mask(lazy.start)
+    assert lazy.n_states <= 1 + len(vocab)
+    queue = [lazy.start]
+    for state in queue:  # every state, each checked once it exists
+        for target in set(lazy.row(state).tolist()) - {DEAD}:
+            if target not in queue:
+                queue.append(target)
+    fresh = TokenIndex(lazy, vocab, eos_id=eos)
+    for state in queue:
+        assert np.array_equal(fresh.mask(state), brute_force_mask(lazy, state, vocab, eos)), state
+
+
+def test_a_key_state_over_o200k_numbers_no_state_inside_the_names():
+    """The state after ``{`` of a closed object with long names: tokens reach into every name, and
+    the walk numbers only the states after the quote and after ``}`` and one per first letter, none
+    further inside the names (it did: a state per byte of every name that a token covers, 21 here);
+    the mask is the one the DFA's complete table gives."""
+    from brzozowski import compile_json_schema
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
+    names = ["description", "identifier", "created_at", "updated_at", "organization"]
+    schema = {"type": "object", "properties": {name: {"type": "integer"} for name in names},
+              "additionalProperties": False}
+    lazy = compile_json_schema(schema)
+    after_brace = lazy.step(lazy.start, b"{")
+    before = lazy.n_states
+    mask = TokenIndex(lazy, vocabulary).mask(after_brace)
+    assert lazy.n_states - before == 2 + len(names)
+    dfa = regex_to_dfa(lazy.term(lazy.start))
+    want = TokenIndex(dfa, vocabulary).mask(dfa.step(dfa.start, b"{"))
+    assert np.array_equal(mask, want)
+    assert mask[vocabulary.tokens.index(b'"description')] and not mask[vocabulary.tokens.index(b'"name')]
+
+
 # -- states inside JSON strings (brzozowski.string_masks) -----------------------------------------
 
 # Bytes that matter inside a JSON string: quotes and backslashes, escape letters and hex digits,
