@@ -54,8 +54,10 @@ Four shortcuts keep masks the same and make them cheaper:
   past the quote from the one state after it (`TokenIndex._key_mask` states the claim).
 - **Runs.** Over a `LazyDFA`, a state whose term begins with one byte (b·r: a property name, a
   literal) has one live byte, and the state after it is the tail r itself. The Python part of a
-  walk follows such runs by the terms alone and numbers a state (``state_of``) only where a run ends
-  and a token goes on: the states inside the names a key state's tokens reach into are not created.
+  walk follows such runs by the terms alone, and past a run it goes on with the terms' derivatives
+  (no state numbered, so no row built for each), numbering states (``state_of``) only when it
+  hands a level over to numpy: the states inside the names a key state's tokens reach into, and
+  inside the value after them, are not created.
 - **Class strings.** Bytes of one class of the pattern's ``byte_classes`` lead everywhere to the
   same states, so the trie of the tokens' class strings (`brzozowski.vocabulary.class_trie`) can be
   walked instead. Building it costs tens of milliseconds over o200k_base, so an index starts on the
@@ -91,11 +93,13 @@ import cachetools
 import numpy as np
 
 from .alphabet import DEAD, Automaton
+from .derivatives import derivative
 from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
 from .json_strings import PLAIN_KEY_BITS
+from .lazy import is_empty
 from .string_masks import (PLAIN_KEY_BYTES, StringTables, count_tables, key_tables, quote_suffixes, recognize,
                            recognize_counted, string_tables)
-from .terms import K_BYTES, K_CONCAT
+from .terms import EMPTY, K_BYTES, K_CONCAT, Term
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
 __all__ = ["DEFAULT_CACHE_BYTES", "DENSE_FRACTION", "TokenIndex"]
@@ -613,8 +617,10 @@ class TokenIndex:
                             next_states.append(term.children[1])
                         work += 1
                         continue
-                    if s.__class__ is not int:
-                        s = state_of(s)
+                    if s.__class__ is not int:  # past a run: derivatives, nothing numbered
+                        work += self._term_children(term, child_lo[node], count, labels,
+                                                    next_nodes, next_states)
+                        continue
                 work += self._live_children(s, child_lo[node], count, labels, next_nodes, next_states)
             found += next_nodes
             nodes, states = next_nodes, next_states
@@ -624,6 +630,35 @@ class TokenIndex:
         if found:
             reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
         return depth, frontier, work
+
+    def _term_children(self, term: Term, lo: int, count: int, labels: bytes, nodes: list,
+                       terms: list) -> int:
+        """`_live_children` for a term that is not numbered as a state: the children whose byte is
+        in its `first` (each byte of `first` found among the labels when it has fewer bytes than the
+        node has children, else the children scanned), with the derivative by it (skipped where its
+        language is empty: `first` may hold more bytes than lead anywhere under an intersection or a
+        complement). Returns how many were looked at."""
+        first = term.first
+        n_first = first.bit_count()
+        if n_first < count:
+            found = []
+            bits = first
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                b = low.bit_length() - 1
+                child = labels.find(b, lo, lo + count)
+                if child >= 0:
+                    found.append((child, b))
+        else:
+            found = [(child, labels[child]) for child in range(lo, lo + count) if (first >> labels[child]) & 1]
+        max_states = self.automaton.max_states
+        for child, b in found:
+            derived = derivative(term, b)
+            if derived is not EMPTY and not (derived.boolean and is_empty(derived, max_states)):
+                nodes.append(child)
+                terms.append(derived)
+        return min(n_first, count)
 
     def _live_children(self, state: int, lo: int, count: int, labels: bytes, nodes: list[int],
                        states: list[int]) -> int:

@@ -565,10 +565,19 @@ def test_a_lazy_patterns_byte_classes_are_sound(pattern):
         assert (dfa.trans[:, members] == dfa.trans[:, members[:1]]).all(), (pattern, members)
 
 
+def _run_into_an_empty_intersection():
+    """``ab(cg|(cd*e & cd*f))``: past the run ``ab``, ∂c is ``g|(d*e & d*f)`` and ∂d of that an
+    intersection with an empty language (that `first` still says may start with d)."""
+    from brzozowski.syntax import parse
+
+    return parse("ab") + (parse("cg") | (parse("cd*e") & parse("cd*f")))
+
+
 RUN_PATTERNS = [
     '\\{("name":[0-9]|"nation":"[a-z]*"|"description":(ab|cd))(,"n[ai][mt]e?":1)*\\}',
     "(abc[de]f|xyz)+g?",  # a run, a set, a run again; a loop back through the start
     "a(bc|bd)e(fgh)*",
+    _run_into_an_empty_intersection(),
 ]
 RUN_BYTES = b'{}":,[]0123456789abcdefghimnoprstxyz'
 run_tokens = st.lists(st.binary(min_size=1, max_size=7).map(
@@ -581,11 +590,11 @@ def test_runs_of_single_bytes_are_walked_by_their_terms_with_the_definitions_mas
     """Over a lazy automaton, a walk follows a run of single bytes (a property name, a literal) by
     the state's term alone, numbering no state inside it: every mask is still the definition, and
     the first mask from the start creates at most one state per token that leaves a run."""
-    vocab = [*vocab, None]
+    vocab = [*vocab, b"abcd", b"abcdd", b"abcg", None]
     eos = len(vocab) - 1
     lazy = LazyDFA(RUN_PATTERNS[which])
     index = TokenIndex(lazy, vocab, eos_id=eos)
-    index.mask(lazy.start)
+    assert np.array_equal(index.mask(lazy.start), brute_force_mask(lazy, lazy.start, vocab, eos))
     assert lazy.n_states <= 1 + len(vocab)
     queue = [lazy.start]
     for state in queue:  # every state, each checked once it exists
@@ -618,6 +627,27 @@ def test_a_key_state_over_o200k_numbers_no_state_inside_the_names():
     want = TokenIndex(dfa, vocabulary).mask(dfa.step(dfa.start, b"{"))
     assert np.array_equal(mask, want)
     assert mask[vocabulary.tokens.index(b'"description')] and not mask[vocabulary.tokens.index(b'"name')]
+
+
+def test_a_walk_past_a_run_numbers_no_state_inside_the_value():
+    """At the end of a key (``"`` must come), tokens such as ``":"`` then string content reach into
+    the value: past the run the walk takes derivatives of the terms and numbers nothing (it
+    numbered 13 states here: the string's body, its UTF-8 and escape states); the masks are the
+    DFA's."""
+    from brzozowski import compile_json_schema
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
+    schema = {"type": "object", "properties": {"description": {"type": "string"}, "count": {"type": "integer"}},
+              "additionalProperties": False}
+    lazy = compile_json_schema(schema)
+    dfa = regex_to_dfa(lazy.term(lazy.start))
+    for text in (b'{"description', b'{"description":"x","count'):
+        state = lazy.step(lazy.start, text)
+        before = lazy.n_states
+        mask = TokenIndex(lazy, vocabulary).mask(state)
+        assert lazy.n_states - before <= 1, text  # the state after the key's closing quote
+        assert np.array_equal(mask, TokenIndex(dfa, vocabulary).mask(dfa.step(dfa.start, text))), text
 
 
 # -- states inside JSON strings (brzozowski.string_masks) -----------------------------------------
