@@ -218,13 +218,15 @@ class ByteClasses:
 
     @property
     def class_of(self) -> np.ndarray:
-        """The class index of every byte (int[256]), built on first use."""
+        """The class index of every byte (int[256], read-only: shared), built on first use."""
         if self._class_of is None:
             partition = self.partition
             packed = np.frombuffer(b"".join(bits.to_bytes(32, "little") for bits in partition),
                                    np.uint8)
             members = np.unpackbits(packed.reshape(len(partition), 32), axis=1, bitorder="little")
-            self._class_of = members.argmax(axis=0)  # each byte is in exactly one class
+            class_of = members.argmax(axis=0)  # each byte is in exactly one class
+            class_of.setflags(write=False)
+            self._class_of = class_of
         return self._class_of
 
     def classes_of(self, alphabet: list[int]) -> list[int]:

@@ -191,12 +191,7 @@ class LazyDFA:
         self._pattern = term
         self._given_alternatives = max_alternatives
         self._max_alternatives: int | None = None  # see max_alternatives: computed when first needed
-        alphabet = ByteClasses.of(alphabet_classes(term))
-        self._alphabet = alphabet.representatives
-        self.byte_classes: np.ndarray = alphabet.class_of
-        """The class of every byte (int[256]): bytes of one class lead from every state, discovered
-        or not, to the same state (`alphabet_classes` of the pattern)."""
-        self.byte_classes.setflags(write=False)
+        self._alphabet: ByteClasses | None = None  # see byte_classes: computed when first needed
         self._lock = threading.Lock()
         self._terms: list[Term] = []
         self._derived: list[Term] = []  # every derivative computed here: memos only refer weakly
@@ -206,6 +201,20 @@ class LazyDFA:
         self._rows: list[np.ndarray | None] = []
         self._alphabet_classes: dict[ByteClasses, list[int]] = {}  # see class_row
         self._add(term)
+
+    @property
+    def byte_classes(self) -> np.ndarray:
+        """The class of every byte (int[256], read-only): bytes of one class lead from every state,
+        discovered or not, to the same state (`alphabet_classes` of the pattern). It walks the whole
+        pattern (a third of a schema's `LazyDFA` before it waited for a first use: masks need it
+        only for the class-string trie, `brzozowski.dfa.regex_to_dfa` to explore)."""
+        return self._classes().class_of
+
+    def _classes(self) -> ByteClasses:
+        alphabet = self._alphabet
+        if alphabet is None:  # (two threads may both compute it: the same interned partition)
+            alphabet = self._alphabet = ByteClasses.of(alphabet_classes(self._pattern))
+        return alphabet
 
     @property
     def n_states(self) -> int:
@@ -261,7 +270,7 @@ class LazyDFA:
         targets = self._targets[state]
         local = self._alphabet_classes.get(class_map)
         if local is None:
-            local = self._alphabet_classes[class_map] = class_map.classes_of(self._alphabet)
+            local = self._alphabet_classes[class_map] = class_map.classes_of(self._classes().representatives)
         for index in set(local):
             if targets[index] == _UNKNOWN:
                 self._compute(state, index)

@@ -565,6 +565,21 @@ def test_a_lazy_patterns_byte_classes_are_sound(pattern):
         assert (dfa.trans[:, members] == dfa.trans[:, members[:1]]).all(), (pattern, members)
 
 
+def test_a_lazy_automaton_finds_its_byte_classes_when_first_asked():
+    """`LazyDFA.byte_classes` walks the whole pattern (a third of a schema's first mask when it was
+    done at once): a walk of the byte trie never asks for it, the class trie and `regex_to_dfa` do;
+    the array is read-only (it is shared by every automaton with the same partition)."""
+    from brzozowski import compile_json_schema
+    from brzozowski.derivatives import alphabet_classes
+
+    lazy = compile_json_schema({"type": "object", "properties": {"a": {"type": "integer"}}})
+    TokenIndex(lazy, [b"{", b'"a', b'":', b"1", b"}"], eos_id=None).mask(lazy.start)
+    assert lazy.term(lazy.start).alphabet is None  # not computed yet
+    classes = lazy.byte_classes
+    assert lazy.term(lazy.start).alphabet == alphabet_classes(lazy.term(lazy.start))
+    assert not classes.flags.writeable and len(np.unique(classes)) == len(lazy.term(lazy.start).alphabet)
+
+
 def _run_into_an_empty_intersection():
     """``ab(cg|(cd*e & cd*f))``: past the run ``ab``, ∂c is ``g|(d*e & d*f)`` and ∂d of that an
     intersection with an empty language (that `first` still says may start with d)."""
