@@ -10,7 +10,9 @@ On terms it is a short recursion (all simplification happens in the smart constr
     ∂b r{m,n} = ∂b r · r{max(m-1,0), n-1}
     ∂b (r&s) = ∂b r & ∂b s     ∂b ~r = ~∂b r
 
-A string w is in L(r) iff the derivative of r by w (byte after byte) is nullable.
+A string w is in L(r) iff the derivative of r by w (byte after byte) is nullable. The commonest
+case costs nothing: for a byte set S holding b, ∂b(S·r) = r is the concatenation's own tail (a
+literal's next byte, a property name's), returned as it is, with no rule run and no memo written.
 
 The *derivative classes* of r are a partition of the 256 bytes such that all bytes of a class give
 the same derivative, so a DFA state needs one derivative per class, not per byte::

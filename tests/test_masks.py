@@ -580,6 +580,18 @@ def test_a_lazy_automaton_finds_its_byte_classes_when_first_asked():
     assert not classes.flags.writeable and len(np.unique(classes)) == len(lazy.term(lazy.start).alphabet)
 
 
+def _every_state_is_brute_force(lazy: LazyDFA, index: TokenIndex, vocab, eos) -> None:
+    """Every state of `lazy` (each discovered from the rows, then checked): its mask is the
+    definition, token by token."""
+    queue = [lazy.start]
+    for state in queue:
+        for target in set(lazy.row(state).tolist()) - {DEAD}:
+            if target not in queue:
+                queue.append(target)
+    for state in queue:
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, eos)), state
+
+
 def _run_into_an_empty_intersection():
     """``ab(cg|(cd*e & cd*f))``: past the run ``ab``, ∂c is ``g|(d*e & d*f)`` and ∂d of that an
     intersection with an empty language (that `first` still says may start with d)."""
@@ -611,14 +623,7 @@ def test_runs_of_single_bytes_are_walked_by_their_terms_with_the_definitions_mas
     index = TokenIndex(lazy, vocab, eos_id=eos)
     assert np.array_equal(index.mask(lazy.start), brute_force_mask(lazy, lazy.start, vocab, eos))
     assert lazy.n_states <= 1 + len(vocab)
-    queue = [lazy.start]
-    for state in queue:  # every state, each checked once it exists
-        for target in set(lazy.row(state).tolist()) - {DEAD}:
-            if target not in queue:
-                queue.append(target)
-    fresh = TokenIndex(lazy, vocab, eos_id=eos)
-    for state in queue:
-        assert np.array_equal(fresh.mask(state), brute_force_mask(lazy, state, vocab, eos)), state
+    _every_state_is_brute_force(lazy, TokenIndex(lazy, vocab, eos_id=eos), vocab, eos)
 
 
 def test_a_key_state_over_o200k_numbers_no_state_inside_the_names():
@@ -806,34 +811,6 @@ COUNTED_TEXTS = [b'{"a":"', b'{"a":"x', b'{"a":"xy', b'{"a":"x\xc3', b'{"a":"\\'
 # such states are walked the ordinary way, covered by the loop over every state)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(vocab=string_tokens)
-def test_strings_with_length_bounds_take_the_counted_tables_and_match_brute_force(vocab):
-    """A lazy automaton's states inside a string with minLength/maxLength are recognized by their
-    term (`recognize_counted`) and masked from the per-vocabulary tables and character counts:
-    first before any of the states past the string exist (the after-state is numbered from its
-    term), then every state of the automaton; each mask is the definition, token by token."""
-    from brzozowski import compile_json_schema
-
-    vocab = [*vocab, None]
-    eos = len(vocab) - 1
-    lazy = compile_json_schema(COUNTED)
-    index = TokenIndex(lazy, vocab, eos_id=eos)
-    for text in COUNTED_TEXTS:
-        state = lazy.step(lazy.start, text)
-        found = index._string_state(state)
-        assert found is not None and (found[2] or found[3] is not None), text  # counted: a bound
-        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, eos)), text
-    queue = [lazy.start]
-    for state in queue:  # every state, each checked once it exists
-        for target in set(lazy.row(state).tolist()) - {DEAD}:
-            if target not in queue:
-                queue.append(target)
-    for state in queue:
-        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, eos)), state
-    assert index.string_masks >= len(COUNTED_TEXTS)
-
-
 PLAIN = {"type": "object", "properties": {"a": {"type": "string"},
                                            "b": {"type": "array", "items": {"type": "string"}},
                                            "c": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
@@ -846,36 +823,36 @@ PLAIN_OTHER_TEXTS = [b'{"a":"","d":"', b'{"a":"","d":"ab']  # a pattern: another
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(vocab=string_tokens)
-def test_plain_strings_of_compiled_schemas_are_recognized_by_their_terms(vocab):
-    """A lazy automaton's state inside a string without a bound is recognized by its term
-    (``ANY_CHAR*``, the quote, the rest: `recognize_counted` with no bound), so its first mask
-    creates no state inside the string (`recognize` would create and check S's ~20); every mask,
-    from the tables or walked, is the definition, token by token."""
+@pytest.mark.parametrize("schema, texts, others", [(COUNTED, COUNTED_TEXTS, []),
+                                                   (PLAIN, PLAIN_TEXTS, PLAIN_OTHER_TEXTS)],
+                         ids=["length bounds", "no bound"])
+def test_strings_of_compiled_schemas_are_recognized_by_their_terms_and_match_brute_force(
+        vocab, schema, texts, others):
+    """A lazy automaton's states inside a compiled schema's string (with minLength/maxLength, or
+    ``ANY_CHAR*`` without) are recognized by their term (`recognize_counted`) and masked from the
+    per-vocabulary tables (and character counts): first before any state past the string exists
+    (the after-state is numbered from its term; `recognize` would create and check S's ~20 inside),
+    then every state of the automaton; each mask is the definition, token by token. A string with
+    a pattern is another language inside: not recognized."""
     from brzozowski import compile_json_schema
     from brzozowski.string_masks import recognize_counted
 
     vocab = [*vocab, None]
     eos = len(vocab) - 1
-    lazy = compile_json_schema(PLAIN)
+    lazy = compile_json_schema(schema)
     index = TokenIndex(lazy, vocab, eos_id=eos)
-    for text in PLAIN_TEXTS:
+    for text in texts:
         state = lazy.step(lazy.start, text)
         found = recognize_counted(lazy.term(state))
-        assert found is not None and found[1:3] == (0, None), text
+        assert found is not None and (found[1:3] != (0, None)) == (schema is COUNTED), text
         before = lazy.n_states
         mask = index.mask(state)
         assert lazy.n_states - before <= 12, text  # past the quote only (a few bytes of tokens)
         assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), text
-    for text in PLAIN_OTHER_TEXTS:
+    for text in others:
         assert recognize_counted(lazy.term(lazy.step(lazy.start, text))) is None, text
-    queue = [lazy.start]
-    for state in queue:  # every state, each checked once it exists
-        for target in set(lazy.row(state).tolist()) - {DEAD}:
-            if target not in queue:
-                queue.append(target)
-    for state in queue:
-        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, eos)), state
-    assert index.string_masks >= len(PLAIN_TEXTS)
+    _every_state_is_brute_force(lazy, index, vocab, eos)
+    assert index.string_masks >= len(texts)
 
 
 def test_a_long_bounded_string_over_o200k_creates_a_few_states_not_one_per_count():
