@@ -28,7 +28,6 @@ References: RFC 8259 (JSON), RFC 3629 (UTF-8), JSON Schema Validation (draft 202
 
 from __future__ import annotations
 
-from .derivatives import keep_derivatives
 from .ecma_regex import Piece, parse_pattern
 from .errors import SchemaError
 from .json_formats import FORMAT_PATTERNS, NARROWER, parse_format
@@ -120,8 +119,10 @@ MAX_NUMBER_LEAVES = 64
 """How many number and integer terms (with their notes) `json_number_term` and `json_integer_term`
 keep, by keywords: real schemas repeat a few (no bounds, ``minimum: 0``, ``exclusiveMinimum: 0``,
 which costs ~8 ms: a double's decimals reach 324 digits), built once per process instead of once
-per schema. Full, each new one evicts the oldest; each entry holds its terms and their derivatives
-(`brzozowski.derivatives.keep_derivatives`): a few hundred terms for most bounds."""
+per schema. Full, each new one evicts the oldest; each entry holds its terms only (a few hundred
+for most bounds), not their derivatives: kept derivatives (`brzozowski.derivatives.keep_derivatives`)
+hold the automaton's loops strongly (∂0 of ``[0-9]*`` is itself), so an evicted entry would be
+cyclic garbage for the next full collection, and bounds churn more than patterns do."""
 
 _NUMBER_LEAVES: dict[tuple, tuple[Term, tuple[str, ...]]] = {}
 
@@ -136,7 +137,7 @@ def _numbers(build, notes: list[str] | None, **keywords: object) -> Term:
     if found is None:
         made: list[str] = []
         term = build(notes=made, **keywords)
-        found = (keep_derivatives(term), tuple(made))
+        found = (term, tuple(made))
         if key is not None:
             while len(_NUMBER_LEAVES) >= MAX_NUMBER_LEAVES:  # full: the oldest goes
                 _NUMBER_LEAVES.pop(next(iter(_NUMBER_LEAVES)), None)

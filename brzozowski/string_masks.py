@@ -299,12 +299,14 @@ def build_all_tables(trie: VocabTrie) -> None:
     """`string_tables` of every interior state of S (~20 x 3 ms and ~5 MB over o200k_base), the
     `count_tables` of S's body (~4 ms, 0.4 MB; a begun character's are built when first met) and
     the `key_tables` (~3 ms): a `brzozowski.vocabulary.Vocabulary` builds them with its trie, so no
-    mask step waits for one."""
+    mask step waits for one; so is the process's pairing of begun characters with S's states
+    (`recognize_counted` needs it inside any multi-byte character, ~5 ms once)."""
     s = string_automaton()
     for r in s.interior:
         string_tables(trie, r)
     count_tables(trie, s.body)
     key_tables(trie)
+    _partial_characters()
 
 
 PLAIN_KEY_BYTES = np.array([b for b in range(256) if (PLAIN_KEY_BITS >> b) & 1], dtype=np.intp)
