@@ -205,9 +205,10 @@ class LazyDFA:
     @property
     def byte_classes(self) -> np.ndarray:
         """The class of every byte (int[256], read-only): bytes of one class lead from every state,
-        discovered or not, to the same state (`alphabet_classes` of the pattern). It walks the whole
-        pattern (a third of a schema's `LazyDFA` before it waited for a first use: masks need it
-        only for the class-string trie, `brzozowski.dfa.regex_to_dfa` to explore)."""
+        discovered or not, to the same state (`alphabet_classes` of the pattern). Computed when first
+        asked for: it walks the whole pattern (nearly all of a schema's `LazyDFA(term)` when it was
+        done at once), and masks need it only for the class-string trie, `brzozowski.dfa.regex_to_dfa`
+        to explore."""
         return self._classes().class_of
 
     def _classes(self) -> ByteClasses:

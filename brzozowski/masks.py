@@ -776,8 +776,8 @@ class TokenIndex:
     def _string_mask(self, r: int, after: int, fewest: int = 0, most: int | None = None) -> np.ndarray:
         """The tokens allowed in a state that behaves as S-state r with after-state `after`, `fewest`
         to `most` more characters allowed before the closing quote: the vocabulary's ``inside``
-        table (less the tokens that begin too many characters), plus a walk from `after` of the
-        subtries below the nodes where the string closes (after an allowed number of characters)."""
+        table (less the tokens that begin too many characters), plus the tokens that close the
+        string (after an allowed number of characters) and whose rest lives from `after`."""
         tables = string_tables(self.trie, r)
         mask = tables.inside.copy()
         allowed = None  # the closing nodes after an allowed number of characters (None: all)
@@ -875,9 +875,10 @@ class TokenIndex:
         prefixes. If every plain byte lives in each state of that walk on a path of plain bytes,
         then every token of plain bytes alone is allowed (``inside`` of `key_tables`); a token
         whose first byte outside them is the quote, at a node the walk did not expand, went through
-        Y: it lives on iff its rest lives from q (a walk below the ``closing`` nodes, less those
-        below a node the walk expanded); the walk's own nodes give the rest. None when the state
-        does not look like a key (so the usual walk is not delayed) or the walk grows."""
+        Y: it lives on iff its rest after the quote lives from q (`_past_the_quote`, the ``closing``
+        nodes below a node the walk expanded left out); the walk's own nodes give the rest. None
+        when the state does not look like a key (so the usual walk is not delayed) or the walk
+        grows."""
         row = self.automaton.row(state)
         if row[0x22] == DEAD or row[0x5C] != DEAD or (row[0x80:] != DEAD).any():
             return None

@@ -17,7 +17,7 @@ when S closes exactly at the end of w's prefix p, then for every token t
 The first half is a per-vocabulary table (`string_tables`: ``inside``); the second reads the few
 hundred to thousand tokens that reach past the end of the string (those below the ``closing`` nodes
 of the byte trie, where S has just read the closing quote) by what they hold after the quote: the
-rests after a quote form one small per-vocabulary trie (`quote_suffixes`, ~2,000 nodes over
+rests after a quote form one small per-vocabulary trie (`quote_suffixes`, 810 nodes over
 o200k_base), walked once from q, and each such token is kept iff its rest is live from q. Every
 state of every schema that behaves as r shares the tables.
 
