@@ -175,14 +175,18 @@ def _is_true(schema: Any) -> bool:
     return schema is True or (isinstance(schema, dict) and not (set(schema) - ANNOTATIONS))
 
 
-def _key_spellings(name: str) -> Term:
-    """The JSON text of the string `name`, spelled as ``json.dumps`` does with and without ensure_ascii."""
+def _key_spellings(name: str, then: Term = EPSILON) -> Term:
+    """The JSON text of the string `name`, spelled as ``json.dumps`` does with and without
+    ensure_ascii, followed by `then` if given (each spelling written onto it)."""
     spellings = [json.dumps(name).encode()]
     try:
-        spellings.append(json.dumps(name, ensure_ascii=False).encode("utf-8"))
+        raw = json.dumps(name, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate has no raw UTF-8 spelling
         pass
-    return alt(*(literal(s) for s in spellings))
+    else:
+        if raw != spellings[0]:
+            spellings.append(raw)
+    return alt(*(literal(s, then) for s in spellings))
 
 
 def _plain_keys_except(names: list[str]) -> Term:
@@ -1305,7 +1309,7 @@ class _Compiler:
 
         key_check = None if _is_true(names_rule) else self.term(
             names_rule, pointer_append(ptr, "propertyNames"), base, depth, frozenset({"string"}))
-        members: list[Term] = []
+        members: list[tuple[str, Term]] = []  # (name, value): `_members` writes each onto what follows
         for name in names:
             where = pointer_append(pointer_append(ptr, "properties"), name) if name in props else ptr
             parts = [props[name]] if name in props else []
@@ -1319,7 +1323,7 @@ class _Compiler:
             if key_check is not None and not matches(key_check, json.dumps(name).encode()):
                 self.note(where, "this name fails propertyNames: it is never written")
                 value = EMPTY
-            members.append(concat(_key_spellings(name), self.w.key_sep, value))
+            members.append((name, value))
         if len(names) > 1:
             self.note(ptr, f"properties are written in the schema's order: {', '.join(names)}")
 
@@ -1428,7 +1432,7 @@ class _Compiler:
                 members.append(member)
         return members
 
-    def _members(self, members: list[Term], required: list[int], needs: dict[int, frozenset],
+    def _members(self, members: list[tuple[str, Term]], required: list[int], needs: dict[int, frozenset],
                  others: list, counted: bool, least: int, most: int | None) -> Term:
         """The object: listed members in order (required, optional, dependentRequired), then others.
 
@@ -1470,7 +1474,8 @@ class _Compiler:
                              must_not - {i})
                     then = written.get(after)
                     if then is None:
-                        then = written[after] = concat(members[i], later[after])
+                        name, value = members[i]
+                        then = written[after] = _key_spellings(name, concat(self.w.key_sep, value, later[after]))
                     options.append(concat(sep, then) if c else then)
                 if i not in must_have and i not in must:
                     options.append(later[(c, must, (must_not - {i}) | forced_out[i])])

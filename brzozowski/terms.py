@@ -282,9 +282,12 @@ def byte(b: int) -> Term:
     return _BYTES[b]
 
 
-def literal(data: bytes) -> Term:
-    """The language holding exactly the string `data` (right-nested, as `concat` builds it)."""
-    result = EPSILON
+def literal(data: bytes, then: Term = EPSILON) -> Term:
+    """The language holding exactly the string `data`, followed by `then` if given: ``concat(
+    literal(data), then)``, built right-nested onto `then` directly (no spine built twice)."""
+    if then is EMPTY:
+        return EMPTY
+    result = then
     for b in reversed(data):
         head = _BYTES[b]
         result = head if result is EPSILON else _make(
