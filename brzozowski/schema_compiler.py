@@ -189,26 +189,36 @@ def _key_spellings(name: str, then: Term = EPSILON) -> Term:
     return alt(*(literal(s, then) for s in spellings))
 
 
+_ANY_PLAIN_KEY = star(byte_set(PLAIN_KEY_BITS))
+_LEAVING_FOR = {b: concat(byte_set(PLAIN_KEY_BITS & ~(1 << b)), _ANY_PLAIN_KEY)
+                for b in range(256) if (PLAIN_KEY_BITS >> b) & 1}
+"""Per plain byte b: a plain key that goes on with any other plain byte than b, then any plain
+bytes (held for good: most nodes of a trie of names have one child, and these are built once)."""
+
+
 def _plain_keys_except(names: list[str]) -> Term:
-    """Quoted plain-ASCII keys (no escapes) that are none of `names`, built on the trie of `names`."""
+    """Quoted plain-ASCII keys (no escapes) that are none of `names`, built on the trie of `names`
+    (from the leaves up, without recursion: names may be long)."""
     trie: dict = {}
     for name in names:
         node = trie
         for b in name.encode("utf-8"):
             node = node.setdefault(b, {})
         node[None] = True
-    anything = star(byte_set(PLAIN_KEY_BITS))
-
-    def outside(node: dict) -> Term:
+    nodes = [trie]
+    for node in nodes:  # breadth first: every node after its parent
+        nodes.extend(child for b, child in node.items() if b is not None and (PLAIN_KEY_BITS >> b) & 1)
+    outside: dict[int, Term] = {}  # id(node) -> the plain keys that leave the names below it
+    for node in reversed(nodes):
         children = [b for b in node if b is not None]
-        leave = byte_set(PLAIN_KEY_BITS & ~sum(1 << b for b in children))
-        return alt(EMPTY if None in node else EPSILON, concat(leave, anything),
-                   *(concat(byte(b), outside(node[b])) for b in children if (PLAIN_KEY_BITS >> b) & 1))
-
-    try:
-        return concat(byte(0x22), outside(trie), byte(0x22))
-    finally:
-        outside = None  # the recursive closure's cell held it: a reference cycle
+        if len(children) == 1 and children[0] in _LEAVING_FOR:
+            leave = _LEAVING_FOR[children[0]]
+        else:
+            leave = concat(byte_set(PLAIN_KEY_BITS & ~sum(1 << b for b in children)), _ANY_PLAIN_KEY)
+        outside[id(node)] = alt(EMPTY if None in node else EPSILON, leave,
+                                *(concat(byte(b), outside[id(node[b])]) for b in children
+                                  if (PLAIN_KEY_BITS >> b) & 1))
+    return concat(byte(0x22), outside[id(trie)], byte(0x22))
 
 
 class _Writer:

@@ -94,6 +94,20 @@ def test_deep_values_are_refused_without_recursion():
     assert re.fullmatch(json_schema_to_regex({"const": value}), text)
 
 
+def test_a_long_property_name_beside_other_keys_compiles_without_recursion():
+    """An open object's other keys are built on the trie of the listed names, one node per byte:
+    a 5,000-character name was a RecursionError (a bare crash) before the trie was walked without
+    recursion. Other keys never equal the listed name, so its value must be the listed one's."""
+    from brzozowski import compile_json_schema
+
+    name = "a" * 5000
+    lazy = compile_json_schema({"type": "object", "properties": {name: {"type": "integer"}}},
+                               closed_objects=False)
+    assert lazy.matches(b'{"%s":1}' % name.encode())
+    assert not lazy.matches(b'{"%s":"x"}' % name.encode())  # only as the listed member
+    assert lazy.matches(b'{"%s":"x"}' % name[:-1].encode())  # another key: any value
+
+
 def test_deep_schema_values_in_messages_are_shown_briefly():
     with pytest.raises(SchemaError, match=r"unknown type \[\[\[\[\.\.\.\]\]\]\]") as raised:
         json_schema_to_regex({"type": _nested_lists(10_000)})
