@@ -363,7 +363,7 @@ NO_CYCLE_SCHEMAS = [
     # allOf with a $ref: `merge`'s recursive flattening
     {"allOf": [{"$ref": "#/$defs/a"}, {"properties": {"b": {"type": "null"}}}],
      "$defs": {"a": {"properties": {"a": {"type": "integer"}}}}},
-    # listed names beside other keys: `_plain_keys_except`'s recursive trie walk
+    # listed names beside other keys: `_plain_keys_except`'s trie walk (a recursive closure once)
     {"type": "object", "properties": {"ab": {}, "ac": {}}, "additionalProperties": {"type": "integer"}},
     # oneOf over objects negated structurally, one branch's pattern unsupported: an `_Inexact` kept
     # while the other keywords are tried, its context a SchemaError from deep in the pattern parser
