@@ -802,36 +802,23 @@ class TokenIndex:
 
     def _live_rests(self, after: int) -> np.ndarray:
         """Per node of the vocabulary's `quote_suffixes` trie: whether its bytes lead from `after`
-        to a live state (a walk in Python from the root, along the bytes `after`'s states allow;
-        kept per state)."""
+        to a live state (a walk in Python from the root, each node's children as a trie walk finds
+        them: `_live_children`; kept per state)."""
         found = self._rests.get(after)
         if found is None:
-            children, _ = quote_suffixes(self.trie)
+            labels, child_lo, child_count, _ = quote_suffixes(self.trie)
             live = [0]
             nodes, states = [0], [after]
             while nodes:
                 next_nodes: list[int] = []
                 next_states: list[int] = []
                 for node, s in zip(nodes, states):
-                    below = children[node]
-                    if not below:
-                        continue
-                    row, n_live = self._python_row(s)
-                    if n_live < len(below):
-                        for b, target in self._live(s):
-                            child = below.get(b)
-                            if child is not None:
-                                next_nodes.append(child)
-                                next_states.append(target)
-                    else:
-                        for b, child in below.items():
-                            target = row[b]
-                            if target >= 0:
-                                next_nodes.append(child)
-                                next_states.append(target)
+                    if child_count[node]:
+                        self._live_children(s, child_lo[node], child_count[node], labels, next_nodes,
+                                            next_states)
                 live += next_nodes
                 nodes, states = next_nodes, next_states
-            found = self._rests[after] = np.zeros(len(children), dtype=bool)
+            found = self._rests[after] = np.zeros(len(labels), dtype=bool)
             found[live] = True
         return found
 

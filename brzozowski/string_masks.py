@@ -76,9 +76,9 @@ from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte, conca
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import VocabTrie
 
-__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "StringAutomaton", "StringTables", "build_all_tables",
-           "count_tables", "key_tables", "quote_suffixes", "recognize", "recognize_counted",
-           "string_automaton", "string_tables"]
+__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "QuoteSuffixes", "StringAutomaton", "StringTables",
+           "build_all_tables", "count_tables", "key_tables", "quote_suffixes", "recognize",
+           "recognize_counted", "string_automaton", "string_tables"]
 
 
 class StringAutomaton:
@@ -350,8 +350,8 @@ def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int, closed_state: int)
     past_tokens = np.flatnonzero(past_closing >= 0)
     past_closing = past_closing[past_tokens]
     depths = np.searchsorted(trie.level_start, closing, side="right") - 1  # bytes up to the quote
-    _, rest_of = quote_suffixes(trie)
-    past_rest = np.array([rest_of[trie.tokens[t][d:]] for t, d in
+    node_of = quote_suffixes(trie).node_of
+    past_rest = np.array([node_of[trie.tokens[t][d:]] for t, d in
                           zip(past_tokens.tolist(), depths[past_closing].tolist())], dtype=np.intp)
     tables = StringTables(inside, closing, past_tokens, past_closing, past_rest)
     for array in tables:
@@ -359,12 +359,23 @@ def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int, closed_state: int)
     return tables
 
 
-def quote_suffixes(trie: VocabTrie) -> tuple[list[dict[int, int]], dict[bytes, int]]:
+class QuoteSuffixes(NamedTuple):
+    """The trie of the tokens' rests after a quote, laid out as `brzozowski.vocabulary.TokenTrie`'s
+    ``python_view``: node 0 is the empty rest, a node's children are ``child_lo[n]`` onward,
+    ``child_count[n]`` of them, their bytes ascending in ``labels``."""
+
+    labels: bytes
+    child_lo: list[int]
+    child_count: list[int]
+    node_of: dict[bytes, int]
+    """The node of each rest."""
+
+
+def quote_suffixes(trie: VocabTrie) -> QuoteSuffixes:
     """Per vocabulary (built on first use, kept on the trie): the trie of every token's bytes after
-    each quote it holds (node 0: nothing after it), as each node's children by byte, and the node
-    of each such rest. A token past a string's closing quote lives on iff its rest does, so one walk
-    of this trie from the state after the string answers for all of them."""
-    def build() -> tuple[list[dict[int, int]], dict[bytes, int]]:
+    each quote it holds (`QuoteSuffixes`). A token past a string's closing quote lives on iff its
+    rest does, so one walk of this trie from the state after the string answers for all of them."""
+    def build() -> QuoteSuffixes:
         children: list[dict[int, int]] = [{}]
         rest_of = {b"": 0}
         for data in trie.tokens:
@@ -379,5 +390,19 @@ def quote_suffixes(trie: VocabTrie) -> tuple[list[dict[int, int]], dict[bytes, i
                         rest_of[data[at + 1:end + 1]] = child
                     node = child
                 at = data.find(b'"', at + 1)
-        return children, rest_of
+        order, number = [0], {0: 0}  # renumbered breadth first: a node's children contiguous
+        for node in order:
+            for b in sorted(children[node]):
+                number[children[node][b]] = len(order)
+                order.append(children[node][b])
+        labels = bytearray(len(order))
+        child_lo, child_count = [0] * len(order), [0] * len(order)
+        for n, node in enumerate(order):
+            below = sorted(children[node].items())
+            child_count[n] = len(below)
+            child_lo[n] = number[below[0][1]] if below else 0
+            for b, child in below:
+                labels[number[child]] = b
+        return QuoteSuffixes(bytes(labels), child_lo, child_count,
+                             {rest: number[node] for rest, node in rest_of.items()})
     return _kept_on(trie, ("quote-suffixes",), build)
