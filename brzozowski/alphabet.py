@@ -195,7 +195,7 @@ class ByteClasses:
     Shared by every state (and every automaton) with the same partition: build it with `of`.
     """
 
-    __slots__ = ("partition", "representatives", "_class_of")
+    __slots__ = ("partition", "representatives", "_class_of", "_class_bytes")
 
     def __init__(self, partition: tuple[int, ...]) -> None:
         self.partition = partition
@@ -203,6 +203,7 @@ class ByteClasses:
         """The lowest byte of each class, in class order (a tuple of ints, which the garbage
         collector stops tracking: thousands of these live in the process-wide memo)."""
         self._class_of: np.ndarray | None = None
+        self._class_bytes: bytes | None = None
 
     @staticmethod
     def of(partition: tuple[int, ...]) -> ByteClasses:
@@ -228,6 +229,14 @@ class ByteClasses:
             class_of.setflags(write=False)
             self._class_of = class_of
         return self._class_of
+
+    @property
+    def class_bytes(self) -> bytes:
+        """`class_of` as a bytes object (a partition has at most 256 classes): indexing it gives a
+        Python int, without a numpy scalar's overhead, for loops in plain Python."""
+        if self._class_bytes is None:
+            self._class_bytes = self.class_of.astype(np.uint8).tobytes()
+        return self._class_bytes
 
     def classes_of(self, alphabet: list[int]) -> list[int]:
         """This partition's class of each byte in `alphabet`."""

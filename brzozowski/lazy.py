@@ -232,8 +232,7 @@ class LazyDFA:
 
     def next_state(self, state: int, b: int) -> int:
         """The state after reading byte `b` in `state` (DEAD if no string continues)."""
-        class_map = self._maps[self._check(state)]
-        index = class_map.class_of[b]
+        index = self._maps[self._check(state)].class_bytes[b]
         target = self._targets[state][index]
         if target == _UNKNOWN:
             target = self._compute(state, index)

@@ -49,15 +49,17 @@ Four shortcuts keep masks the same and make them cheaper:
   character counts apply a length bound.
 - **Keys.** A state at or inside an open object's key (listed names, then any other plain-ASCII
   key) is walked in Python along the listed names' prefixes only; once a path enters the inside of
-  a plain key (plain bytes loop, the quote leads on), the per-vocabulary plain-key tables
-  (`brzozowski.string_masks.key_tables`) answer for it: every token of plain bytes, and a walk
-  past the quote from the one state after it (`TokenIndex._key_mask` states the claim).
-- **Runs.** Over a `LazyDFA`, a state whose term begins with one byte (b·r: a property name, a
-  literal) has one live byte, and the state after it is the tail r itself. The Python part of a
-  walk follows such runs by the terms alone, and past a run it goes on with the terms' derivatives
-  (no state numbered, so no row built for each), numbering states (``state_of``) only when it
-  hands a level over to numpy: the states inside the names a key state's tokens reach into, and
-  inside the value after them, are not created.
+  a plain key (plain bytes loop, the quote leads on), or a quote leads where that key's quote
+  does, the per-vocabulary plain-key tables (`brzozowski.string_masks.key_tables`) answer for it:
+  every token of plain bytes, and a walk past the quote from the one state after it
+  (`TokenIndex._key_mask` states the claim).
+- **Terms.** Over a `LazyDFA`, the parts of a walk done in plain Python (the first levels, a key
+  state's walk, the walk past a closing quote) hold states as terms, not numbers: a node's
+  children come from one derivative per derivative class of its term (`_Moves`), and a term b·r
+  (a property name, a literal: one live byte) goes on to its tail r at once. A state is numbered
+  (``state_of``, which builds its row of 256 transitions when the numpy levels need it) only when
+  the walk hands a level over to numpy: the states inside the names a key state's tokens reach
+  into, inside the value after them, and after a string's closing quote are not created.
 - **Class strings.** Bytes of one class of the pattern's ``byte_classes`` lead everywhere to the
   same states, so the trie of the tokens' class strings (`brzozowski.vocabulary.class_trie`) can be
   walked instead. Building it costs tens of milliseconds over o200k_base, so an index starts on the
@@ -92,12 +94,12 @@ from collections.abc import Sequence
 import cachetools
 import numpy as np
 
-from .alphabet import DEAD, Automaton
-from .derivatives import derivative
+from .alphabet import ALL_BYTES, DEAD, Automaton, ByteClasses, partition_of
+from .derivatives import derivative, derivative_classes
 from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
 from .json_strings import PLAIN_KEY_BITS
 from .lazy import is_empty
-from .string_masks import (PLAIN_KEY_BYTES, StringTables, count_tables, key_tables, quote_suffixes, recognize,
+from .string_masks import (StringTables, count_tables, key_tables, quote_suffixes, recognize,
                            recognize_counted, string_tables)
 from .terms import EMPTY, K_BYTES, K_CONCAT, Term
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
@@ -143,6 +145,7 @@ costs a microsecond or more, a child looked at in Python ~0.1 us)."""
 
 _EXPANSIONS = ("auto", "sparse", "dense")
 _NO_CODES = np.zeros(0, dtype=np.int32)
+_PLAIN_KEY_AND_QUOTE = PLAIN_KEY_BITS | 1 << 0x22
 _TRIES = ("auto", "bytes", "classes")
 _UNSEEN = object()
 
@@ -315,6 +318,67 @@ def _children(trie: TokenTrie, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return children, counts
 
 
+FEW_PAIRS = 64
+"""`_Moves` lists its live (byte, target) pairs when at most this many bytes live (a walk then finds
+each among a node's children rather than scanning them)."""
+
+
+class _Moves:
+    """One state's transitions as the walks in plain Python read them: the class of every byte
+    (``class_of``, a bytes object), the classes (byte sets, ``classes``), the target of each class
+    (``targets``: a state, or None for DEAD), the live bytes (``live``, a 256-bit set) and, when
+    few, the live (byte, target) pairs (``pairs``, else None).
+
+    A state is a number over a `brzozowski.dfa.DFA` (the moves read off its row) and a term over a
+    `brzozowski.lazy.LazyDFA` (one derivative per derivative class, `_term_moves`): the walks in
+    Python then number no state they pass through, and build no row for it."""
+
+    __slots__ = ("class_of", "classes", "live", "pairs", "targets")
+
+    def __init__(self, class_of: bytes, classes: tuple[int, ...], targets: list, live: int) -> None:
+        self.class_of, self.classes, self.targets, self.live = class_of, classes, targets, live
+        self.pairs: list[tuple[int, object]] | None = None
+        if live.bit_count() <= FEW_PAIRS:
+            self.pairs = []
+            for bits, target in zip(classes, targets):
+                if target is not None:
+                    while bits:
+                        low = bits & -bits
+                        bits ^= low
+                        self.pairs.append((low.bit_length() - 1, target))
+
+
+def _term_moves(term: Term, max_states: int) -> _Moves:
+    """The moves of a lazy automaton's state from its term: ∂b term for one byte b of each
+    derivative class that `first` holds; ∅ (or an empty language, under ``&`` and ``~``) is DEAD."""
+    classes = derivative_classes(term)
+    first = term.first
+    targets: list[Term | None] = []
+    live = 0
+    for bits in classes:
+        target = None
+        here = bits & first
+        if here:
+            derived = derivative(term, (here & -here).bit_length() - 1)
+            if derived is not EMPTY and not (derived.boolean and is_empty(derived, max_states)):
+                target = derived
+                live |= here
+        targets.append(target)
+    return _Moves(ByteClasses.of(classes).class_bytes, classes, targets, live)
+
+
+def _row_moves(row: np.ndarray) -> _Moves:
+    """The moves of a numbered state from its row of 256 transitions (bytes grouped by target)."""
+    groups: dict[int, int] = {}
+    for b, target in enumerate(row.tolist()):
+        groups[target] = groups.get(target, 0) | 1 << b
+    classes = partition_of(list(groups.values()))
+    targets = [int(row[(bits & -bits).bit_length() - 1]) for bits in classes]
+    return _Moves(ByteClasses.of(classes).class_bytes, classes,
+                  [None if target == DEAD else target for target in targets],
+                  ALL_BYTES ^ groups.get(DEAD, 0))
+
+
 class TokenIndex:
     """Masks and next states of one vocabulary over one automaton (see the module docstring).
 
@@ -368,8 +432,8 @@ class TokenIndex:
         self._walked_nodes = 0  # nodes of the byte trie looked at by walks (class-trie payoff)
         self._class_trie_tried = False
         self._string_states: dict[int, tuple[int, int] | None] = {}  # state -> (S-state, after)
-        self._python_rows: dict[int, tuple[memoryview, int]] = {}
-        self._live_pairs: dict[int, list[tuple[int, int]]] = {}
+        self._state_of = getattr(automaton, "state_of", None)  # a LazyDFA: walks in Python hold terms
+        self._move_memo: dict = {}  # state (a number, or a lazy automaton's term) -> `_Moves`
         self._known_states = int(automaton.n_states)  # states below this exist (lazy: grows)
         self._next_memo: dict[int, int] = {}  # state * V + token -> next state (dict ops are atomic)
         self.walks = 0  # how many masks were computed (cache misses): for tests and benchmarks
@@ -577,25 +641,20 @@ class TokenIndex:
     def _walk_few(self, trie: TokenTrie, state: int,
                   reached: _Reached) -> tuple[int, _Frontier | None, int]:
         """Walk in plain Python from the root while levels have few live nodes (restrictive
-        states: JSON punctuation, property names, numbers): a node's children are found by their
-        bytes (``bytes.find`` among the sorted labels of its children) when the state allows fewer
-        bytes than the node has children, else scanned; along a run of single bytes (over a lazy
-        automaton's byte trie), by the term alone (see the module docstring). Returns (depth, None,
-        work) when the walk is over, or (d, the frontier at level d, work) to hand over to the
-        vectorized levels; work counts the children looked at."""
+        states: JSON punctuation, property names, numbers), each node's children by `_expand`, over
+        a lazy automaton on terms (see the module docstring). Returns (depth, None, work) when the
+        walk is over, or (d, the frontier at level d, work) to hand over to the vectorized levels
+        (its states numbered then); work counts the children looked at."""
         if self._expansion != "auto":
             return 0, _Frontier.root(state), 0
-        # (On a class trie a node's label is the lowest byte of its class: finding every allowed
-        # byte finds exactly the allowed classes, since a class's bytes all go to one state.)
         labels, child_lo, child_count = trie.python_view()
-        state_of = getattr(self.automaton, "state_of", None) if trie is self.trie else None
-        term_of = self.automaton.term if state_of is not None else None
-        nodes, states, found = [0], [state], []  # a state: a number, or a term along a run
+        nodes, states, found = [0], [self._walk_state(state)], []
         depth = work = 0
         while nodes:
             if len(nodes) > PYTHON_FRONTIER or work > PYTHON_WORK:
                 lo = int(trie.level_start[depth])
-                numbers = [s if s.__class__ is int else state_of(s) for s in states]
+                state_of = self._state_of
+                numbers = states if state_of is None else [state_of(s) for s in states]
                 codes = (np.array(numbers, dtype=np.int32) + 1) * 256
                 frontier = _Frontier(lo, int(trie.level_start[depth + 1]) - lo,
                                      np.array(nodes, dtype=np.intp), codes, len(nodes))
@@ -604,24 +663,8 @@ class TokenIndex:
             next_states: list = []
             for node, s in zip(nodes, states):
                 count = child_count[node]
-                if not count:
-                    continue
-                if term_of is not None:  # a run of single bytes: followed by the term alone
-                    term = term_of(s) if s.__class__ is int else s
-                    head = term.children[0] if term.kind == K_CONCAT else None
-                    if head is not None and head.kind == K_BYTES and head.bits & (head.bits - 1) == 0:
-                        lo = child_lo[node]
-                        child = labels.find(head.bits.bit_length() - 1, lo, lo + count)
-                        if child >= 0:
-                            next_nodes.append(child)
-                            next_states.append(term.children[1])
-                        work += 1
-                        continue
-                    if s.__class__ is not int:  # past a run: derivatives, nothing numbered
-                        work += self._term_children(term, child_lo[node], count, labels,
-                                                    next_nodes, next_states)
-                        continue
-                work += self._live_children(s, child_lo[node], count, labels, next_nodes, next_states)
+                if count:
+                    work += self._expand(s, child_lo[node], count, labels, next_nodes, next_states)
             found += next_nodes
             nodes, states = next_nodes, next_states
             depth += 1
@@ -631,74 +674,52 @@ class TokenIndex:
             reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
         return depth, frontier, work
 
-    def _term_children(self, term: Term, lo: int, count: int, labels: bytes, nodes: list,
-                       terms: list) -> int:
-        """`_live_children` for a term that is not numbered as a state: the children whose byte is
-        in its `first` (each byte of `first` found among the labels when it has fewer bytes than the
-        node has children, else the children scanned), with the derivative by it (skipped where its
-        language is empty: `first` may hold more bytes than lead anywhere under an intersection or a
-        complement). Returns how many were looked at."""
-        first = term.first
-        n_first = first.bit_count()
-        if n_first < count:
-            found = []
-            bits = first
-            while bits:
-                low = bits & -bits
-                bits ^= low
-                b = low.bit_length() - 1
-                child = labels.find(b, lo, lo + count)
-                if child >= 0:
-                    found.append((child, b))
-        else:
-            found = [(child, labels[child]) for child in range(lo, lo + count) if (first >> labels[child]) & 1]
-        max_states = self.automaton.max_states
-        for child, b in found:
-            derived = derivative(term, b)
-            if derived is not EMPTY and not (derived.boolean and is_empty(derived, max_states)):
-                nodes.append(child)
-                terms.append(derived)
-        return min(n_first, count)
+    def _walk_state(self, state: int) -> int | Term:
+        """How the walks in Python hold `state`: its term over a lazy automaton, else its number."""
+        return state if self._state_of is None else self.automaton.term(state)
 
-    def _live_children(self, state: int, lo: int, count: int, labels: bytes, nodes: list[int],
-                       states: list[int]) -> int:
-        """Append to `nodes` and `states` the children of a node in `state` (its children are
-        ``lo:lo + count``, their bytes in `labels`) that `state` does not send to DEAD, with their
-        states: by finding each byte the state allows (``bytes.find`` among the sorted labels) when
-        it allows fewer bytes than the node has children, else by scanning the children. Returns how
-        many were looked at."""
-        row, n_live = self._python_row(state)
-        if n_live < count:
-            for b, target in self._live(state):
+    def _expand(self, s: int | Term, lo: int, count: int, labels: bytes, nodes: list, states: list) -> int:
+        """Append to `nodes` and `states` the children of a node in state `s` (its children are
+        ``lo:lo + count``, their bytes in `labels`) that `s` does not send to DEAD, with their
+        states. A term b·r (a property name, a literal: one live byte) goes on to r at once;
+        otherwise each byte `s` allows is found among the sorted labels (``bytes.find``) when it
+        allows fewer than the node has children, else the children are scanned (`_moves`). On a
+        class trie a label is the lowest byte of its class, so finding every allowed byte finds
+        exactly the allowed classes. Returns how many children were looked at."""
+        if s.__class__ is not int and s.kind == K_CONCAT:
+            head = s.children[0]
+            if head.kind == K_BYTES and head.bits & (head.bits - 1) == 0:
+                child = labels.find(head.bits.bit_length() - 1, lo, lo + count)
+                if child >= 0:
+                    nodes.append(child)
+                    states.append(s.children[1])
+                return 1
+        moves = self._moves(s)
+        pairs = moves.pairs
+        if pairs is not None and len(pairs) < count:
+            for b, target in pairs:
                 child = labels.find(b, lo, lo + count)
                 if child >= 0:
                     nodes.append(child)
                     states.append(target)
-            return n_live
+            return len(pairs)
+        class_of, targets = moves.class_of, moves.targets
         for child in range(lo, lo + count):
-            target = row[labels[child]]
-            if target >= 0:
+            target = targets[class_of[labels[child]]]
+            if target is not None:
                 nodes.append(child)
                 states.append(target)
         return count
 
-    def _python_row(self, state: int) -> tuple[memoryview, int]:
-        """State's 256 transitions (a view of the automaton's row), and how many are not DEAD."""
-        found = self._python_rows.get(state)
+    def _moves(self, s: int | Term) -> _Moves:
+        """The moves of `s` (a state number, or a lazy automaton's term), kept per index."""
+        found = self._move_memo.get(s)
         if found is None:
-            row = np.ascontiguousarray(self.automaton.row(state), dtype=np.int32)
-            found = (memoryview(row), int(np.count_nonzero(row >= 0)))
-            self._python_rows[state] = found
-        return found
-
-    def _live(self, state: int) -> list[tuple[int, int]]:
-        """State's (byte, target) pairs that are not DEAD (built when first asked for: only
-        states that allow fewer bytes than a node has children need them)."""
-        found = self._live_pairs.get(state)
-        if found is None:
-            row = self.automaton.row(state)
-            live = np.flatnonzero(row >= 0)
-            found = self._live_pairs[state] = list(zip(live.tolist(), row[live].tolist()))
+            if s.__class__ is int:
+                found = _row_moves(self.automaton.row(s))
+            else:
+                found = _term_moves(s, self.automaton.max_states)
+            self._move_memo[s] = found
         return found
 
     def _dense_next(self, frontier: _Frontier, view: tuple[int, int, np.ndarray, np.ndarray]) -> bool:
@@ -751,33 +772,39 @@ class TokenIndex:
 
     # -- states inside JSON strings (brzozowski.string_masks) ------------------------------------
 
-    def _string_state(self, state: int) -> tuple[int, int, int, int | None] | None:
+    def _string_state(self, state: int) -> tuple[int, int | Term | None, int, int | None] | None:
         """(S-state, after-state, fewest, most characters) if `state` behaves as the inside of a
-        JSON string (known from a lazy automaton's term, or checked on the automaton), else None."""
+        JSON string (known from a lazy automaton's term, or checked on the automaton), else None.
+        The after-state is as the walks in Python hold it (a term over a lazy automaton: not
+        numbered), None for DEAD."""
         found = self._string_states.get(state, _UNSEEN)
         if found is not _UNSEEN:
             return found  # type: ignore[return-value]
-        state_of = getattr(self.automaton, "state_of", None)  # a LazyDFA: its states are terms
-        if state_of is not None:
-            counted = recognize_counted(self.automaton.term(state))
+        s = self._walk_state(state)
+        if s.__class__ is not int:
+            counted = recognize_counted(s)
             if counted is not None:
                 r, fewest, most, rest = counted
-                return self._string_states.setdefault(state, (r, state_of(rest), fewest, most))
-        row = self.automaton.row(state)
+                if rest is EMPTY or (rest.boolean and is_empty(rest, self.automaton.max_states)):
+                    rest = None
+                return self._string_states.setdefault(state, (r, rest, fewest, most))
+        live = self._moves(s).live
         # "a", " " and the backslash go on in a string's body (not in a key's: `_key_mask`)
-        if row[0x61] != DEAD and row[0x20] != DEAD and row[0x5C] != DEAD:
+        if (live >> 0x61) & 1 and (live >> 0x20) & 1 and (live >> 0x5C) & 1:
             recognized = recognize(self.automaton.row, state)
             if recognized is not None:
                 paired, after = recognized
+                held = None if after == DEAD else self._walk_state(after)
                 for y, r in paired.items():
-                    self._string_states.setdefault(y, (r, after, 0, None))
+                    self._string_states.setdefault(y, (r, held, 0, None))
         return self._string_states.setdefault(state, None)
 
-    def _string_mask(self, r: int, after: int, fewest: int = 0, most: int | None = None) -> np.ndarray:
-        """The tokens allowed in a state that behaves as S-state r with after-state `after`, `fewest`
-        to `most` more characters allowed before the closing quote: the vocabulary's ``inside``
-        table (less the tokens that begin too many characters), plus the tokens that close the
-        string (after an allowed number of characters) and whose rest lives from `after`."""
+    def _string_mask(self, r: int, after: int | Term | None, fewest: int = 0,
+                     most: int | None = None) -> np.ndarray:
+        """The tokens allowed in a state that behaves as S-state r with after-state `after` (None:
+        DEAD), `fewest` to `most` more characters allowed before the closing quote: the vocabulary's
+        ``inside`` table (less the tokens that begin too many characters), plus the tokens that
+        close the string (after an allowed number of characters) and whose rest lives from `after`."""
         tables = string_tables(self.trie, r)
         mask = tables.inside.copy()
         allowed = None  # the closing nodes after an allowed number of characters (None: all)
@@ -787,11 +814,12 @@ class TokenIndex:
             if most is not None:
                 mask &= token_counts <= most
                 allowed &= closing_counts <= most
-        if after != DEAD:
+        if after is not None:
             mask[self._past_the_quote(tables, allowed, after)] = True
         return mask
 
-    def _past_the_quote(self, tables: StringTables, allowed: np.ndarray | None, after: int) -> np.ndarray:
+    def _past_the_quote(self, tables: StringTables, allowed: np.ndarray | None,
+                        after: int | Term) -> np.ndarray:
         """The tokens of ``tables.past_tokens`` that live on from `after` once their string has
         closed (at a closing node where `allowed` holds, if given): those whose rest after the quote
         is live from `after` (`_live_rests`)."""
@@ -800,10 +828,10 @@ class TokenIndex:
             keep &= allowed[tables.past_closing]
         return tables.past_tokens[keep]
 
-    def _live_rests(self, after: int) -> np.ndarray:
+    def _live_rests(self, after: int | Term) -> np.ndarray:
         """Per node of the vocabulary's `quote_suffixes` trie: whether its bytes lead from `after`
-        to a live state (a walk in Python from the root, each node's children as a trie walk finds
-        them: `_live_children`; kept per state)."""
+        to a live state (a walk in Python from the root, each node's children by `_expand`; kept
+        per state)."""
         found = self._rests.get(after)
         if found is None:
             labels, child_lo, child_count, _ = quote_suffixes(self.trie)
@@ -811,11 +839,10 @@ class TokenIndex:
             nodes, states = [0], [after]
             while nodes:
                 next_nodes: list[int] = []
-                next_states: list[int] = []
+                next_states: list = []
                 for node, s in zip(nodes, states):
                     if child_count[node]:
-                        self._live_children(s, child_lo[node], child_count[node], labels, next_nodes,
-                                            next_states)
+                        self._expand(s, child_lo[node], child_count[node], labels, next_nodes, next_states)
                 live += next_nodes
                 nodes, states = next_nodes, next_states
             found = self._rests[after] = np.zeros(len(labels), dtype=bool)
@@ -824,32 +851,51 @@ class TokenIndex:
 
     # -- states inside an open object's key (brzozowski.string_masks.key_tables) -----------------
 
-    def _key_after(self, state: int) -> int | None:
-        """The after-state q if `state` is the inside of a plain key: every plain key byte back to
-        `state` itself, the quote to q, every other byte DEAD (``[ !#-\\[\\]-~]*"`` then q)."""
-        row = self.automaton.row(state)
-        after = int(row[0x22])
-        if after == DEAD or not (row[PLAIN_KEY_BYTES] == state).all():
+    def _key_after(self, y: int | Term) -> int | Term | None:
+        """The after-state q if `y` is the inside of a plain key: every plain key byte back to `y`
+        itself, the quote to q, every other byte DEAD (``[ !#-\\[\\]-~]*"`` then q)."""
+        moves = self._moves(y)
+        if moves.live != _PLAIN_KEY_AND_QUOTE:
             return None
-        return after if int(np.count_nonzero(row != DEAD)) == len(PLAIN_KEY_BYTES) + 1 else None
+        targets = moves.targets
+        if any(targets[i] is not y for i in self._plain_classes(moves)):
+            return None
+        return targets[moves.class_of[0x22]]
 
-    def _key_step(self, state: int) -> tuple[int, list[tuple[int, int]]] | None:
+    def _plain_classes(self, moves: _Moves) -> list[int]:
+        """The classes of `moves` that hold plain key bytes."""
+        return [i for i, bits in enumerate(moves.classes) if bits & PLAIN_KEY_BITS]
+
+    def _key_step(self, s: int | Term) -> tuple[int | Term, list[tuple[int, int | Term]], bool] | None:
         """For a state on a key's plain path: (Y's after-state q, the live (byte, target) pairs
-        that do not lead into Y), Y being where most plain bytes go; None unless every plain byte
-        lives and that Y is the inside of a plain key (`_key_after`)."""
-        found = self._key_steps.get(state, _UNSEEN)
+        that do not lead into Y nor by the quote to q, whether the quote leads to q), Y being where
+        most plain bytes go; None unless every plain byte lives, that Y is the inside of a plain key
+        (`_key_after`) and the quote does not lead into Y."""
+        found = self._key_steps.get(s, _UNSEEN)
         if found is _UNSEEN:
             found = None
-            row = self.automaton.row(state)
-            targets = row[PLAIN_KEY_BYTES]
-            if (targets != DEAD).all():
-                values, counts = np.unique(targets, return_counts=True)
-                y = int(values[counts.argmax()])
+            moves = self._moves(s)
+            if moves.live & PLAIN_KEY_BITS == PLAIN_KEY_BITS:
+                classes, targets = moves.classes, moves.targets
+                plain_bytes: dict = {}  # target -> how many plain bytes lead there
+                for i in self._plain_classes(moves):
+                    target = targets[i]
+                    plain_bytes[target] = plain_bytes.get(target, 0) + (classes[i] & PLAIN_KEY_BITS).bit_count()
+                y = max(plain_bytes, key=plain_bytes.__getitem__)
                 q = self._key_after(y)
-                if q is not None:
-                    live = np.flatnonzero((row != DEAD) & (row != y))
-                    found = (q, list(zip(live.tolist(), row[live].tolist())))
-            self._key_steps[state] = found
+                quote = targets[moves.class_of[0x22]]
+                if q is not None and quote is not y:
+                    pairs = []
+                    for bits, target in zip(classes, targets):
+                        if target is not None and target is not y:
+                            if target is q:
+                                bits &= ~(1 << 0x22)
+                            while bits:
+                                low = bits & -bits
+                                bits ^= low
+                                pairs.append((low.bit_length() - 1, target))
+                    found = (q, pairs, quote is q)
+            self._key_steps[s] = found
         return found  # type: ignore[return-value]
 
     def _key_mask(self, state: int) -> np.ndarray | None:
@@ -862,23 +908,24 @@ class TokenIndex:
         prefixes. If every plain byte lives in each state of that walk on a path of plain bytes,
         then every token of plain bytes alone is allowed (``inside`` of `key_tables`); a token
         whose first byte outside them is the quote, at a node the walk did not expand, went through
-        Y: it lives on iff its rest after the quote lives from q (`_past_the_quote`, the ``closing``
-        nodes below a node the walk expanded left out); the walk's own nodes give the rest. None
-        when the state does not look like a key (so the usual walk is not delayed) or the walk
-        grows."""
-        row = self.automaton.row(state)
-        if row[0x22] == DEAD or row[0x5C] != DEAD or (row[0x80:] != DEAD).any():
+        Y or through a quote that leads to q as Y's does: it lives on iff its rest after the quote
+        lives from q (`_past_the_quote`, the ``closing`` nodes the walk expanded left out); the
+        walk's own nodes give the rest. None when the state does not look like a key (so the usual
+        walk is not delayed) or the walk grows."""
+        root = self._walk_state(state)
+        live = self._moves(root).live
+        if not (live >> 0x22) & 1 or (live >> 0x5C) & 1 or live >> 0x80:
             return None
         trie = self.trie
         labels, child_lo, child_count = trie.python_view()
         after = None  # Y's q: one for the whole walk (set at the root, which is on a plain path)
         found: list[int] = []  # the nodes the walk reached, but those of plain paths into Y
-        handled: list[int] = []  # closing nodes below a node the walk expanded on a plain path
-        nodes, states, plain = [0], [state], [True]  # plain: the node's path is plain bytes only
+        handled: list[int] = []  # closing nodes the walk expanded (a quote not leading to q)
+        nodes, states, plain = [0], [root], [True]  # plain: the node's path is plain bytes only
         work = 0
         while nodes:
             next_nodes: list[int] = []
-            next_states: list[int] = []
+            next_states: list = []
             next_plain: list[bool] = []
             for node, s, on_plain in zip(nodes, states, plain):
                 count = child_count[node]
@@ -886,21 +933,22 @@ class TokenIndex:
                 if not on_plain:  # past a byte that is not a plain key's: the usual Python walk
                     if count:
                         grown = len(next_nodes)
-                        work += self._live_children(s, lo, count, labels, next_nodes, next_states)
+                        work += self._expand(s, lo, count, labels, next_nodes, next_states)
                         next_plain += [False] * (len(next_nodes) - grown)
                 else:
                     into = self._key_step(s)
                     if into is None:
                         return None
-                    q, pairs = into  # the bytes that do not lead into Y
+                    q, pairs, quote_to_q = into  # the bytes that lead neither into Y nor to q
                     if after is None:
                         after = q
-                    elif q != after:
+                    elif q is not after:
                         return None
                     if count:
-                        quote = labels.find(0x22, lo, lo + count)
-                        if quote >= 0:
-                            handled.append(quote)
+                        if not quote_to_q:  # the quote (DEAD, or to a listed member's value): walked
+                            quote = labels.find(0x22, lo, lo + count)
+                            if quote >= 0:
+                                handled.append(quote)
                         work += len(pairs)
                         for b, target in pairs:
                             child = labels.find(b, lo, lo + count)
@@ -923,5 +971,3 @@ class TokenIndex:
             allowed_seeds = ~np.isin(tables.closing, np.array(handled, dtype=np.intp))
         mask[self._past_the_quote(tables, allowed_seeds, after)] = True
         return mask
-
-

@@ -33,8 +33,8 @@ pair with S's body).
 **Recognition by term; length bounds.** In a lazy automaton, a state inside a string as
 `brzozowski.json_strings.string_term` writes it is recognized by its *term* instead
 (`recognize_counted`): a character maybe begun (S-state r), then ``ANY_CHAR{lo,hi}`` (or
-``ANY_CHAR*``: lo = 0, no hi), the closing quote, and what follows (the after-state q, numbered from
-its term with `brzozowski.lazy.LazyDFA.state_of`): no automaton state inside the string is created
+``ANY_CHAR*``: lo = 0, no hi), the closing quote, and what follows (the after-state q, held as its
+term by the walk past the quote): no automaton state inside the string, or after it, is created
 or checked. With n(t) the characters S begins while reading t from r
 (`count_tables`; a begun character was counted when it began):
 
