@@ -183,6 +183,10 @@ def _fraction_step(key: Hashable) -> tuple[list[Term], list[tuple[Term, Hashable
         return [_DIGITS], []
     if lo == ("", False) and hi is None:  # 0.s > 0: some digit is not 0
         return [concat(star(byte(ord("0"))), byte_set(_decimal_digits(1, 9)), _DIGITS)], []
+    if hi is None and lo is not None and lo[0].startswith("00"):  # lo = 0.0^z t, t's first digit not 0
+        zeros = len(lo[0]) - len(lo[0].lstrip("0"))  # fewer zeros then a digit that is not 0, or z then ≥ t
+        return ([concat(repeat(byte(ord("0")), 0, zeros - 1), byte_set(_decimal_digits(1, 9)), _DIGITS)],
+                [(repeat(byte(ord("0")), zeros, zeros), ((lo[0][zeros:], lo[1]), None))])
     done = [EPSILON] if lo is None else []  # the empty string is the value 0 < hi
     first = int(lo[0][0]) if lo is not None and lo[0] else 0
     last = int(hi[0][0]) if hi is not None else 9

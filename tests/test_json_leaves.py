@@ -248,6 +248,28 @@ def test_bounds_near_zero_are_sound_and_noted():
         assert any("round" in note for note in notes) or kw == {"exclusive_minimum": 0}
 
 
+@pytest.mark.parametrize("kw", [{"exclusive_minimum": 1e-5}, {"minimum": 0.000125}, {"exclusive_minimum": 2.5e-7},
+                                {"exclusive_minimum": 0}], ids=str)
+def test_lower_bounds_after_leading_zeros_of_the_fraction(kw):
+    """A lower bound 0.0…0t (z zeros) is built as "fewer than z zeros, then a digit that is not 0,
+    then anything | z zeros then at least t": texts with z - 2 to z + 2 zeros then digits decide
+    as jsonschema does (for 0, whose bound is the midpoint under the least double with 323 zeros
+    and rounded to 350 digits, soundly; exactly with fewer than 322 zeros)."""
+    term, schema = json_number_term(**kw), schema_of("number", **kw)
+    bound = next(iter(kw.values()))
+    zeros = 323 if bound == 0 else len(_decimal(Fraction(bound), 40).split(".")[1]) - len(
+        _decimal(Fraction(bound), 40).split(".")[1].lstrip("0"))
+    for k in range(max(zeros - 2, 0), zeros + 3):
+        for digit in "159":
+            for tail in ("", "0", "5", "49", "51", "2470328229206232720882538"):
+                text = f"0.{'0' * k}{digit}{tail}".encode()
+                ok = valid(text, schema)
+                if matches(term, text):
+                    assert ok, (kw, text)
+                elif ok and (bound != 0 or k < 322):
+                    raise AssertionError(f"{text!r} is valid and canonical but not accepted under {kw}")
+
+
 @pytest.mark.parametrize("divisor", [1, 2, 5, 10, 4, 25, 100, 8, 1000, 16, 3, 6, 7, 9, 11])
 def test_multiple_of_exhaustively(divisor):
     term, schema = json_integer_term(multiple_of=divisor), schema_of("integer", multiple_of=divisor)
