@@ -159,9 +159,14 @@ def natural_range(lo: int, hi: int | None) -> Term:
 
 def _fraction_digits(value: Fraction) -> str:
     """The decimal digits after the point of ``value`` in [0, 1), without trailing zeros (finite only)."""
-    n = 0
-    while (value * 10**n).denominator != 1:
-        n += 1
+    denominator = value.denominator  # 2^a 5^b: n = max(a, b) digits after the point
+    twos = (denominator & -denominator).bit_length() - 1
+    fives, power = 0, denominator >> twos
+    if power > 1:
+        fives = max(int(math.log(power, 5)) - 1, 0)
+        while 5**fives < power:
+            fives += 1
+    n = max(twos, fives)
     return str(int(value * 10**n)).rjust(n, "0").rstrip("0") if n else ""
 
 
