@@ -95,7 +95,8 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
         return EMPTY
     if term.kind == K_CONCAT and term.children[0].kind == K_BYTES:
         return _tail(term, b)
-    ref = term.derivatives.get(b)
+    memo = term.derivatives
+    ref = None if memo is None else memo.get(b)
     found = None if ref is None else ref()
     if found is not None:
         if term.kept is not None and b not in term.kept:  # memoized before the term was shared
@@ -111,7 +112,8 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
                 if c.kind == K_CONCAT and c.children[0].kind == K_BYTES:
                     got[c] = _tail(c, b)
                     continue
-                ref = c.derivatives.get(b)  # a weak reference: its term may have died
+                memo = c.derivatives  # weak references: their terms may have died
+                ref = None if memo is None else memo.get(b)
                 found = None if ref is None else ref()
                 if found is None:
                     todo.append(c)
@@ -123,6 +125,8 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
         todo.pop()
         if t not in got:  # a shared sub-term may have been pushed twice
             found = got[t] = _derive(t, b, got)
+            if t.derivatives is None:
+                t.derivatives = {}
             t.derivatives[b] = _weak(found)
             if t.kept is not None:
                 _keep(t, b, found)

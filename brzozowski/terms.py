@@ -50,8 +50,9 @@ call that deletes a key only while it maps to a dead reference, as `weakref.Weak
 does, without that class's Python-level lookups: the store costs no more than a strong dict, see
 benchmarks/README.md). A dropped pattern gives all its memory back; nothing process-wide grows with
 the number of patterns compiled. Lookups take no lock (a dict read is atomic under the GIL);
-creating a term takes `_LOCK` and looks again, so two threads building the same term get the same
-object and no id is handed out twice. A term's key holds its children's ids, and a term holds its
+a new term enters the table with one atomic ``dict.setdefault`` (a dead entry is replaced under
+`_LOCK`), so two threads building the same term get the same object, and no id is handed out
+twice. A term's key holds its children's ids, and a term holds its
 children, so while a term lives its key cannot be taken by another one. The callback takes no lock,
 so a collection that runs inside `_make` cannot deadlock. `intern_table_size()` reports how many
 terms are alive.
@@ -108,7 +109,8 @@ class Term:
     unbounded). `boolean`: an intersection or complement occurs in the term. `empty`: whether the
     language is empty, once `brzozowski.lazy.is_empty` has found out (None before). `widest`: the
     most operands of any alternation inside the term, itself included (0 if none): the lazy DFA's
-    work budget per state reads it. `derivatives` (weakly: byte -> reference), `classes` and
+    work budget per state reads it. `derivatives` (weakly: byte -> reference; None until the first),
+    `classes` and
     `alphabet` memoize `brzozowski.derivatives.derivative`, `derivative_classes` and
     `alphabet_classes`. `kept`: None, or (for a term a process-wide cache shares, see
     `brzozowski.derivatives.keep_derivatives`) its derivatives held strongly. `key`: the term's
@@ -135,7 +137,7 @@ class Term:
     children: tuple[Term, ...]
     lo: int
     hi: int | None
-    derivatives: dict[int, weakref.ref[Term]]
+    derivatives: dict[int, weakref.ref[Term]] | None
     kept: dict[int, Term] | None
     classes: tuple[int, ...] | None
     alphabet: tuple[int, ...] | None
@@ -217,43 +219,49 @@ def freeze_long_lived() -> int:
 
 def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
           lo: int = 0, hi: int | None = None, known: tuple[bool, int] | None = None) -> Term:
+    """The live term of `key`, or a new one with these fields. A new term enters the table with
+    one atomic ``dict.setdefault``: of two threads making the same term, the one whose entry went
+    in first wins and the other gets its term; a dead entry is replaced under the lock."""
     entry = _TABLE.get(key)
     if entry is not None:
         term = entry()
         if term is not None:
             return term
-    with _LOCK:
-        entry = _TABLE.get(key)  # another thread may have made it since the first look
-        term = None if entry is None else entry()
-        if term is None:
-            term = Term.__new__(Term)
-            term.kind = kind
-            term.id = next(_IDS)
-            term.nullable = nullable
-            term.first = first
-            term.bits = bits
-            term.children = children
-            term.lo = lo
-            term.hi = hi
-            term.derivatives = {}
-            term.kept = None
-            term.classes = None
-            term.alphabet = None
-            term.key = key
-            term.empty = None
-            if known is not None:  # (boolean, widest), from the one operand `_extended` adds
-                term.boolean, term.widest = known
-            else:
-                boolean = kind >= K_INTER
-                widest = len(children) if kind == K_ALT else 0
-                for child in children:
-                    if child.boolean:
-                        boolean = True
-                    if child.widest > widest:
-                        widest = child.widest
-                term.boolean, term.widest = boolean, widest
-            entry = _Entry(term, _forget)
-            entry.key = key
+    term = Term.__new__(Term)
+    term.kind = kind
+    term.id = next(_IDS)
+    term.nullable = nullable
+    term.first = first
+    term.bits = bits
+    term.children = children
+    term.lo = lo
+    term.hi = hi
+    term.derivatives = None  # a dict once a derivative is memoized (most terms never have one)
+    term.kept = None
+    term.classes = None
+    term.alphabet = None
+    term.key = key
+    term.empty = None
+    if known is not None:  # (boolean, widest), from the one operand `_extended` adds
+        term.boolean, term.widest = known
+    else:
+        boolean = kind >= K_INTER
+        widest = len(children) if kind == K_ALT else 0
+        for child in children:
+            if child.boolean:
+                boolean = True
+            if child.widest > widest:
+                widest = child.widest
+        term.boolean, term.widest = boolean, widest
+    entry = _Entry(term, _forget)
+    entry.key = key
+    found = _TABLE.setdefault(key, entry)
+    if found is not entry:  # another thread's term, or a dead entry whose callback has not run yet
+        with _LOCK:
+            found = _TABLE.get(key)
+            other = None if found is None else found()
+            if other is not None:
+                return other
             _TABLE[key] = entry
     return term
 
