@@ -143,6 +143,10 @@ PYTHON_WORK = 4096
 """... and while it has looked at fewer children than this; then numpy takes over (each numpy call
 costs a microsecond or more, a child looked at in Python ~0.1 us)."""
 
+FEW_TOKENS = 256
+"""A walk that ends in plain Python with at most this many allowed tokens sets them one by one
+(a bool array over the vocabulary and its packing cost ~20 us)."""
+
 _EXPANSIONS = ("auto", "sparse", "dense")
 _NO_CODES = np.zeros(0, dtype=np.int32)
 _PLAIN_KEY_AND_QUOTE = PLAIN_KEY_BITS | 1 << 0x22
@@ -318,6 +322,20 @@ def _children(trie: TokenTrie, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return children, counts
 
 
+def _few_tokens(trie: TokenTrie, nodes: list[int]) -> list[int] | None:
+    """The ids of the tokens ending at `nodes`, or None if more than `FEW_TOKENS`."""
+    token_lo, token_count, token_ids = trie.token_view()
+    ids: list[int] = []
+    for node in nodes:
+        count = token_count[node]
+        if count:
+            lo = token_lo[node]
+            ids += token_ids[lo:lo + count].tolist()
+            if len(ids) > FEW_TOKENS:
+                return None
+    return ids
+
+
 FEW_PAIRS = 64
 """`_Moves` lists its live (byte, target) pairs when at most this many bytes live (a walk then finds
 each among a node's children rather than scanning them)."""
@@ -480,7 +498,7 @@ class TokenIndex:
                 found = self._cached(key)
                 if found is None:
                     bits = self._cached(key + 1)
-                    found = self._compute(state) if bits is None else self._unpack(bits)
+                    found = self._compute(state, False) if bits is None else self._unpack(bits)
                     self._store(key, found)
         return found
 
@@ -497,7 +515,7 @@ class TokenIndex:
                 found = self._cached(key)
                 if found is None:
                     mask = self._cached(key - 1)
-                    found = self._pack(self._compute(state) if mask is None else mask)
+                    found = self._compute(state, True) if mask is None else self._pack(mask)
                     self._store(key, found)
         return found
 
@@ -600,8 +618,9 @@ class TokenIndex:
             if value.nbytes <= self.cache_bytes:
                 self._cache[key] = value
 
-    def _compute(self, state: int) -> np.ndarray:
-        """The mask of `state`, from the JSON-string tables or by a walk (caller holds the walk lock)."""
+    def _compute(self, state: int, bits: bool) -> np.ndarray:
+        """The mask of `state` (its bitmask if `bits`), from the JSON-string tables or by a walk
+        (caller holds the walk lock); read-only."""
         string = self._string_state(state) if self._strings else None
         if string is not None:
             mask = self._string_mask(*string)
@@ -612,18 +631,54 @@ class TokenIndex:
                 mask = self._walk(state)
             else:
                 self.key_masks += 1
-        if self.eos_id is not None:
-            mask[self.eos_id] = bool(self.automaton.is_accepting(state))
-        mask.setflags(write=False)
         self.walks += 1
+        accepting = bool(self.automaton.is_accepting(state))
+        if mask.__class__ is list:
+            return self._from_ids(mask, accepting, bits)
+        if self.eos_id is not None:
+            mask[self.eos_id] = accepting
+        if bits:
+            return self._pack(mask)
+        mask.setflags(write=False)
         return mask
 
-    def _walk(self, state: int) -> np.ndarray:
+    def _from_ids(self, ids: list[int], accepting: bool, bits: bool) -> np.ndarray:
+        """The mask (or bitmask) of a few allowed token ids, with EOS as `accepting` says: set
+        one by one, not through a bool array over the vocabulary (and packbits for a bitmask)."""
+        eos = self.eos_id
+        if eos is not None:
+            if eos in ids:
+                ids = [t for t in ids if t != eos]
+            if accepting:
+                ids.append(eos)
+        if bits:
+            buffer = bytearray(4 * -(-self.vocab_size // 32))
+            for t in ids:
+                buffer[t >> 3] |= 1 << (t & 7)  # bit t % 32 of little-endian word t // 32
+            out = np.frombuffer(buffer, dtype="<i4").astype(np.int32, copy=False)
+        else:
+            out = np.zeros(self.vocab_size, dtype=bool)
+            if ids:
+                out[ids] = True
+        out.setflags(write=False)
+        return out
+
+    def _walk(self, state: int) -> np.ndarray | list[int]:
         """The tokens allowed in `state`, by one level-by-level walk of the trie from its root:
-        in plain Python while the frontier is small, then vectorized."""
+        in plain Python while the frontier is small, then vectorized. A walk that ended in Python
+        with at most `FEW_TOKENS` tokens gives their ids as a list."""
         trie = self._trie_to_walk()
+        depth, frontier, work, found = self._walk_few(trie, state)
+        if trie is self.trie:
+            self._walked_nodes += work
+        if frontier is None:
+            ids = _few_tokens(trie, found)
+            if ids is not None:
+                return ids
         reached = _Reached(trie)
-        depth, frontier, work = self._walk_few(trie, state, reached)
+        if found:
+            reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
+        work = 0
         for view in trie.level_views[depth:] if frontier is not None else ():
             if self._dense_next(frontier, view):
                 frontier = self._expand_dense(frontier, view)
@@ -638,15 +693,15 @@ class TokenIndex:
             self._walked_nodes += work
         return reached.tokens()
 
-    def _walk_few(self, trie: TokenTrie, state: int,
-                  reached: _Reached) -> tuple[int, _Frontier | None, int]:
+    def _walk_few(self, trie: TokenTrie, state: int) -> tuple[int, _Frontier | None, int, list[int]]:
         """Walk in plain Python from the root while levels have few live nodes (restrictive
         states: JSON punctuation, property names, numbers), each node's children by `_expand`, over
-        a lazy automaton on terms (see the module docstring). Returns (depth, None, work) when the
-        walk is over, or (d, the frontier at level d, work) to hand over to the vectorized levels
-        (its states numbered then); work counts the children looked at."""
+        a lazy automaton on terms (see the module docstring). Returns (depth, None, work, found)
+        when the walk is over, or (d, the frontier at level d, work, found) to hand over to the
+        vectorized levels (its states numbered then); work counts the children looked at, found
+        lists the live nodes below the root met so far."""
         if self._expansion != "auto":
-            return 0, _Frontier.root(state), 0
+            return 0, _Frontier.root(state), 0, []
         labels, child_lo, child_count = trie.python_view()
         nodes, states, found = [0], [self._walk_state(state)], []
         depth = work = 0
@@ -670,9 +725,7 @@ class TokenIndex:
             depth += 1
         else:
             frontier = None
-        if found:
-            reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
-        return depth, frontier, work
+        return depth, frontier, work, found
 
     def _walk_state(self, state: int) -> int | Term:
         """How the walks in Python hold `state`: its term over a lazy automaton, else its number."""

@@ -82,6 +82,7 @@ class TokenTrie:
                       self.token_node, self.token_ids, self.token_lo, self.token_count):
             array.setflags(write=False)
         self._python_view: tuple[bytes, memoryview, memoryview] | None = None
+        self._token_view: tuple[memoryview, memoryview, memoryview] | None = None
         self.level_views: list[tuple[int, int, np.ndarray, np.ndarray]] = []
         for d in range(1, depth + 1):
             lo, hi = int(self.level_start[d]), int(self.level_start[d + 1])
@@ -97,6 +98,15 @@ class TokenTrie:
         if view is None:
             view = self._python_view = (self.byte.astype(np.uint8).tobytes(),
                                         memoryview(self.child_lo), memoryview(self.child_count))
+        return view
+
+    def token_view(self) -> tuple[memoryview, memoryview, memoryview]:
+        """``token_lo``, ``token_count`` and ``token_ids`` as memoryviews: the tokens ending at the
+        few nodes a walk in plain Python found, listed without numpy calls."""
+        view = self._token_view
+        if view is None:
+            view = self._token_view = (memoryview(self.token_lo), memoryview(self.token_count),
+                                       memoryview(self.token_ids))
         return view
 
     def byte_string(self, node: int) -> bytes:
