@@ -457,7 +457,8 @@ class TokenIndex:
         self.walks = 0  # how many masks were computed (cache misses): for tests and benchmarks
         self.string_masks = 0  # how many of them came from the JSON-string tables
         self.key_masks = 0  # how many from the plain-key tables (inside an open object's key)
-        self._key_steps: dict[int, tuple | None] = {}  # state -> `_key_step` (inside open objects' keys)
+        self._key_steps: dict = {}  # state -> `_key_step` (inside open objects' keys)
+        self._key_afters: dict = {}  # state -> `_key_after`
         self._rests: dict[int, np.ndarray] = {}  # state -> `_live_rests` (past a string's closing quote)
 
     def set_strategy(self, expansion: str = "auto", trie: str = "auto", strings: bool = True) -> None:
@@ -907,13 +908,15 @@ class TokenIndex:
     def _key_after(self, y: int | Term) -> int | Term | None:
         """The after-state q if `y` is the inside of a plain key: every plain key byte back to `y`
         itself, the quote to q, every other byte DEAD (``[ !#-\\[\\]-~]*"`` then q)."""
-        moves = self._moves(y)
-        if moves.live != _PLAIN_KEY_AND_QUOTE:
-            return None
-        targets = moves.targets
-        if any(targets[i] is not y for i in self._plain_classes(moves)):
-            return None
-        return targets[moves.class_of[0x22]]
+        found = self._key_afters.get(y, _UNSEEN)
+        if found is _UNSEEN:
+            moves = self._moves(y)
+            targets = moves.targets
+            found = None
+            if moves.live == _PLAIN_KEY_AND_QUOTE and all(targets[i] is y for i in self._plain_classes(moves)):
+                found = targets[moves.class_of[0x22]]
+            self._key_afters[y] = found
+        return found  # type: ignore[return-value]
 
     def _plain_classes(self, moves: _Moves) -> list[int]:
         """The classes of `moves` that hold plain key bytes."""
@@ -988,7 +991,7 @@ class TokenIndex:
                         grown = len(next_nodes)
                         work += self._expand(s, lo, count, labels, next_nodes, next_states)
                         next_plain += [False] * (len(next_nodes) - grown)
-                else:
+                elif count:  # (a leaf: its tokens end here, none goes on through its state)
                     into = self._key_step(s)
                     if into is None:
                         return None
@@ -997,18 +1000,17 @@ class TokenIndex:
                         after = q
                     elif q is not after:
                         return None
-                    if count:
-                        if not quote_to_q:  # the quote (DEAD, or to a listed member's value): walked
-                            quote = labels.find(0x22, lo, lo + count)
-                            if quote >= 0:
-                                handled.append(quote)
-                        work += len(pairs)
-                        for b, target in pairs:
-                            child = labels.find(b, lo, lo + count)
-                            if child >= 0:
-                                next_nodes.append(child)
-                                next_states.append(target)
-                                next_plain.append((PLAIN_KEY_BITS >> b) & 1 == 1)
+                    if not quote_to_q:  # the quote (DEAD, or to a listed member's value): walked
+                        quote = labels.find(0x22, lo, lo + count)
+                        if quote >= 0:
+                            handled.append(quote)
+                    work += len(pairs)
+                    for b, target in pairs:
+                        child = labels.find(b, lo, lo + count)
+                        if child >= 0:
+                            next_nodes.append(child)
+                            next_states.append(target)
+                            next_plain.append((PLAIN_KEY_BITS >> b) & 1 == 1)
                 if work > KEY_WORK:
                     return None
             found += next_nodes
