@@ -72,6 +72,7 @@ from .terms import (
     K_INTER,
     K_STAR,
     Term,
+    _concat2,
     alt,
     compl,
     concat,
@@ -104,24 +105,27 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
         return found
     got: dict[Term, Term] = {}  # this call's derivatives by b, held while it runs (memos are weak)
     todo = [term]
+    waiting: set[Term] = set()  # terms whose missing sub-terms were pushed: all in `got` when seen again
     while todo:  # post-order: a term's rule runs once the derivatives it reads are in `got`
         t = todo[-1]
-        missing = False
-        for c in _needed(t):
-            if (c.first >> b) & 1 and c not in got:
-                if c.kind == K_CONCAT and c.children[0].kind == K_BYTES:
-                    got[c] = _tail(c, b)
-                    continue
-                memo = c.derivatives  # weak references: their terms may have died
-                ref = None if memo is None else memo.get(b)
-                found = None if ref is None else ref()
-                if found is None:
-                    todo.append(c)
-                    missing = True
-                else:
-                    got[c] = found
-        if missing:
-            continue
+        if t not in waiting:
+            missing = False
+            for c in _needed(t):
+                if (c.first >> b) & 1 and c not in got:
+                    if c.kind == K_CONCAT and c.children[0].kind == K_BYTES:
+                        got[c] = _tail(c, b)
+                        continue
+                    memo = c.derivatives  # weak references: their terms may have died
+                    ref = None if memo is None else memo.get(b)
+                    found = None if ref is None else ref()
+                    if found is None:
+                        todo.append(c)
+                        missing = True
+                    else:
+                        got[c] = found
+            if missing:
+                waiting.add(t)
+                continue
         todo.pop()
         if t not in got:  # a shared sub-term may have been pushed twice
             found = got[t] = _derive(t, b, got)
@@ -189,14 +193,19 @@ def _derive(term: Term, b: int, got: dict[Term, Term]) -> Term:
         operands = []
         while term.kind == K_CONCAT:
             head, term = term.children
-            operands.append(concat(got[head] if (head.first >> b) & 1 else EMPTY, term))
+            if (head.first >> b) & 1:
+                operands.append(_concat2(got[head], term))
             if not head.nullable:
-                return alt(*operands)
-        operands.append(got[term] if (term.first >> b) & 1 else EMPTY)
-        return alt(*operands)
-    if kind == K_ALT or kind == K_INTER:
-        operands = [got[t] if (t.first >> b) & 1 else EMPTY for t in term.children]
-        return alt(*operands) if kind == K_ALT else inter(*operands)
+                break
+        else:
+            if (term.first >> b) & 1:
+                operands.append(got[term])
+        return operands[0] if len(operands) == 1 else alt(*operands)
+    if kind == K_ALT:  # only the operands whose `first` has b: the others' derivatives are ∅
+        operands = [got[t] for t in term.children if (t.first >> b) & 1]
+        return operands[0] if len(operands) == 1 else alt(*operands)
+    if kind == K_INTER:
+        return inter(*[got[t] if (t.first >> b) & 1 else EMPTY for t in term.children])
     body = term.children[0]  # star, complement, repeat
     derived = got[body] if (body.first >> b) & 1 else EMPTY
     if kind == K_STAR:
