@@ -327,13 +327,23 @@ def _concat2(head: Term, tail: Term) -> Term:
     return result
 
 
+_MERGED = (K_ALT, K_BYTES, K_EMPTY, K_EPSILON)  # the operands `alt` flattens, merges or drops
+
+
 def alt(*terms: Term) -> Term:
     """Alternation ``r1 | r2 | … | rn``; ∅ is the empty alternation."""
-    if len(terms) == 2:  # one operand added to an alternation: no need to flatten it again
+    if len(terms) == 2:
         wide, one = terms if terms[0].kind == K_ALT else terms[::-1]
-        if wide.kind == K_ALT and one.kind not in (K_ALT, K_BYTES, K_EMPTY, K_EPSILON) and not (
-                one.nullable and wide.children[0] is EPSILON):
-            return _extended(wide, one)
+        if one.kind not in _MERGED:
+            if wide.kind == K_ALT:  # one operand added to an alternation: no need to flatten it again
+                if not (one.nullable and wide.children[0] is EPSILON):
+                    return _extended(wide, one)
+            elif wide.kind not in _MERGED:  # two operands that need none of the merges below
+                if wide is one:
+                    return one
+                a, b = (wide, one) if wide.id < one.id else (one, wide)
+                return _make((K_ALT, a.id, b.id), K_ALT, a.nullable or b.nullable, a.first | b.first,
+                             children=(a, b))
     operands: dict[int, Term] = {}
     bits = 0
     for term in terms:
