@@ -35,14 +35,14 @@ from .ecma_regex import Piece, parse_pattern
 
 __all__ = ["FORMAT_PATTERNS", "NARROWER", "parse_format"]
 
-_YEAR = r"(?:\d{3}[1-9]|\d{2}[1-9]\d|\d[1-9]\d{2}|[1-9]\d{3})"
-_LEAP_YEAR = r"(?:\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_YEAR = r"(?:[0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})"
+_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
 _DATE = (
-    rf"(?:{_YEAR}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)"
+    rf"(?:{_YEAR}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)"
     rf"|(?:0[13578]|1[02])-31)|{_LEAP_YEAR}-02-29)"
 )
-_TIME = r"(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)"
-_DIGITS = r"\d+"
+_TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+_DIGITS = r"[0-9]+"
 _DURATION_DATE = rf"(?:{_DIGITS}Y(?:{_DIGITS}M)?(?:{_DIGITS}D)?|{_DIGITS}M(?:{_DIGITS}D)?|{_DIGITS}D)"
 _DURATION_TIME = rf"T(?:{_DIGITS}H(?:{_DIGITS}M)?(?:{_DIGITS}S)?|{_DIGITS}M(?:{_DIGITS}S)?|{_DIGITS}S)"
 _DURATION = rf"P(?:{_DIGITS}W|{_DURATION_DATE}(?:{_DURATION_TIME})?|{_DURATION_TIME})"
@@ -54,7 +54,7 @@ _HOSTNAME = rf"(?:{_LABEL_63}(?:\.{_LABEL_63}){{0,2}}|{_LABEL_30}(?:\.{_LABEL_30
 _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
 _EMAIL = rf"{_ATEXT}+(?:\.{_ATEXT}+)*@{_HOSTNAME}"
 
-_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _IPV4 = rf"{_OCTET}(?:\.{_OCTET}){{3}}"
 _H16 = r"[0-9A-Fa-f]{1,4}"
 _LS32 = rf"(?:{_H16}:{_H16}|{_IPV4})"
@@ -82,7 +82,7 @@ _SEGMENT_NZ = rf"{_PCHAR}+"
 _SEGMENT_NZ_NC = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}@]|{_PCT})+"
 _AUTHORITY = (
     rf"(?:(?:[{_UNRESERVED}{_SUB_DELIMS}:]|{_PCT})*@)?"
-    rf"(?:\[{_IPV6}\]|(?:[{_UNRESERVED}{_SUB_DELIMS}]|{_PCT})*)(?::\d*)?"
+    rf"(?:\[{_IPV6}\]|(?:[{_UNRESERVED}{_SUB_DELIMS}]|{_PCT})*)(?::[0-9]*)?"
 )
 _PATH_ABEMPTY = rf"(?:/{_SEGMENT})*"
 _PATH_ABSOLUTE = rf"/(?:{_SEGMENT_NZ}(?:/{_SEGMENT})*)?"
