@@ -74,8 +74,9 @@ def union(*sets: CodePoints) -> CodePoints:
 def complement(s: CodePoints, within: CodePoints = SCALARS) -> CodePoints:
     """The code points of `within` that are not in `s`."""
     out = []
+    ranges = union(s)
     for lo, hi in within:
-        for a, b in union(s):
+        for a, b in ranges:
             if b < lo or a > hi:
                 continue
             if a > lo:
