@@ -748,7 +748,11 @@ class TokenIndex:
                     nodes.append(child)
                     states.append(s.children[1])
                 return 1
-        moves = self._moves(s)
+        moves = self._move_memo.get(s)
+        if moves is None:
+            if s.__class__ is not int and 2 * count < len(derivative_classes(s)):
+                return self._few_children(s, lo, count, labels, nodes, states)
+            moves = self._moves(s)
         pairs = moves.pairs
         if pairs is not None and len(pairs) < count:
             for b, target in pairs:
@@ -763,6 +767,21 @@ class TokenIndex:
             if target is not None:
                 nodes.append(child)
                 states.append(target)
+        return count
+
+    def _few_children(self, term: Term, lo: int, count: int, labels: bytes, nodes: list, states: list) -> int:
+        """`_expand` for a term with more than twice as many derivative classes as the node has
+        children (past a quote, a value's first bytes): the derivative by each child's byte, not
+        one per class (nor are the moves kept)."""
+        first = term.first
+        max_states = self.automaton.max_states
+        for child in range(lo, lo + count):
+            b = labels[child]
+            if (first >> b) & 1:
+                derived = derivative(term, b)
+                if derived is not EMPTY and not (derived.boolean and is_empty(derived, max_states)):
+                    nodes.append(child)
+                    states.append(derived)
         return count
 
     def _moves(self, s: int | Term) -> _Moves:
