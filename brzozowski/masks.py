@@ -449,7 +449,7 @@ class TokenIndex:
         self._expansion, self._trie_choice, self._strings = "auto", "auto", True
         self._walked_nodes = 0  # nodes of the byte trie looked at by walks (class-trie payoff)
         self._class_trie_tried = False
-        self._string_states: dict[int, tuple[int, int] | None] = {}  # state -> (S-state, after)
+        self._string_states: dict[int, tuple | None] = {}  # state -> `_string_state`
         self._state_of = getattr(automaton, "state_of", None)  # a LazyDFA: walks in Python hold terms
         self._move_memo: dict = {}  # state (a number, or a lazy automaton's term) -> `_Moves`
         self._known_states = int(automaton.n_states)  # states below this exist (lazy: grows)
@@ -459,7 +459,7 @@ class TokenIndex:
         self.key_masks = 0  # how many from the plain-key tables (inside an open object's key)
         self._key_steps: dict = {}  # state -> `_key_step` (inside open objects' keys)
         self._key_afters: dict = {}  # state -> `_key_after`
-        self._rests: dict[int, np.ndarray] = {}  # state -> `_live_rests` (past a string's closing quote)
+        self._rests: dict = {}  # state (a number, or a term) -> `_live_rests` (past a closing quote)
 
     def set_strategy(self, expansion: str = "auto", trie: str = "auto", strings: bool = True) -> None:
         """Force how masks are computed (for tests, benchmarks and notebooks: the masks are the
@@ -670,29 +670,24 @@ class TokenIndex:
         with at most `FEW_TOKENS` tokens gives their ids as a list."""
         trie = self._trie_to_walk()
         depth, frontier, work, found = self._walk_few(trie, state)
+        ids = _few_tokens(trie, found) if frontier is None else None
+        if ids is None:
+            reached = _Reached(trie)
+            if found:
+                reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
+            for view in trie.level_views[depth:] if frontier is not None else ():
+                if self._dense_next(frontier, view):
+                    frontier = self._expand_dense(frontier, view)
+                    work += frontier.size
+                else:
+                    frontier = self._expand_sparse(trie, frontier, view)
+                    work += frontier.n_live
+                if frontier.n_live == 0:
+                    break
+                reached.add(frontier)
         if trie is self.trie:
             self._walked_nodes += work
-        if frontier is None:
-            ids = _few_tokens(trie, found)
-            if ids is not None:
-                return ids
-        reached = _Reached(trie)
-        if found:
-            reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
-        work = 0
-        for view in trie.level_views[depth:] if frontier is not None else ():
-            if self._dense_next(frontier, view):
-                frontier = self._expand_dense(frontier, view)
-                work += frontier.size
-            else:
-                frontier = self._expand_sparse(trie, frontier, view)
-                work += frontier.n_live
-            if frontier.n_live == 0:
-                break
-            reached.add(frontier)
-        if trie is self.trie:
-            self._walked_nodes += work
-        return reached.tokens()
+        return reached.tokens() if ids is None else ids
 
     def _walk_few(self, trie: TokenTrie, state: int) -> tuple[int, _Frontier | None, int, list[int]]:
         """Walk in plain Python from the root while levels have few live nodes (restrictive
@@ -735,11 +730,13 @@ class TokenIndex:
     def _expand(self, s: int | Term, lo: int, count: int, labels: bytes, nodes: list, states: list) -> int:
         """Append to `nodes` and `states` the children of a node in state `s` (its children are
         ``lo:lo + count``, their bytes in `labels`) that `s` does not send to DEAD, with their
-        states. A term b·r (a property name, a literal: one live byte) goes on to r at once;
-        otherwise each byte `s` allows is found among the sorted labels (``bytes.find``) when it
-        allows fewer than the node has children, else the children are scanned (`_moves`). On a
-        class trie a label is the lowest byte of its class, so finding every allowed byte finds
-        exactly the allowed classes. Returns how many children were looked at."""
+        states. A term b·r (a property name, a literal: one live byte) goes on to r at once; a
+        term with many more derivative classes than the node has children is derived by each
+        child's byte (`_few_children`); otherwise, from its `_moves`, each byte `s` allows is found
+        among the sorted labels (``bytes.find``) when it allows fewer than the node has children,
+        else the children are scanned. On a class trie a label is the lowest byte of its class, so
+        finding every allowed byte finds exactly the allowed classes. Returns how many children
+        were looked at."""
         if s.__class__ is not int and s.kind == K_CONCAT:
             head = s.children[0]
             if head.kind == K_BYTES and head.bits & (head.bits - 1) == 0:
@@ -926,13 +923,14 @@ class TokenIndex:
 
     def _key_after(self, y: int | Term) -> int | Term | None:
         """The after-state q if `y` is the inside of a plain key: every plain key byte back to `y`
-        itself, the quote to q, every other byte DEAD (``[ !#-\\[\\]-~]*"`` then q)."""
+        itself, the quote to q, every other byte DEAD (``[ !#-\\[\\]-~]*"`` then q). (States are
+        compared with ``==``: terms are interned, so equal is identical; numbers may not be.)"""
         found = self._key_afters.get(y, _UNSEEN)
         if found is _UNSEEN:
             moves = self._moves(y)
             targets = moves.targets
             found = None
-            if moves.live == _PLAIN_KEY_AND_QUOTE and all(targets[i] is y for i in self._plain_classes(moves)):
+            if moves.live == _PLAIN_KEY_AND_QUOTE and all(targets[i] == y for i in self._plain_classes(moves)):
                 found = targets[moves.class_of[0x22]]
             self._key_afters[y] = found
         return found  # type: ignore[return-value]
@@ -959,17 +957,17 @@ class TokenIndex:
                 y = max(plain_bytes, key=plain_bytes.__getitem__)
                 q = self._key_after(y)
                 quote = targets[moves.class_of[0x22]]
-                if q is not None and quote is not y:
+                if q is not None and quote != y:
                     pairs = []
                     for bits, target in zip(classes, targets):
-                        if target is not None and target is not y:
-                            if target is q:
+                        if target is not None and target != y:
+                            if target == q:
                                 bits &= ~(1 << 0x22)
                             while bits:
                                 low = bits & -bits
                                 bits ^= low
                                 pairs.append((low.bit_length() - 1, target))
-                    found = (q, pairs, quote is q)
+                    found = (q, pairs, quote == q)
             self._key_steps[s] = found
         return found  # type: ignore[return-value]
 
@@ -1017,7 +1015,7 @@ class TokenIndex:
                     q, pairs, quote_to_q = into  # the bytes that lead neither into Y nor to q
                     if after is None:
                         after = q
-                    elif q is not after:
+                    elif q != after:
                         return None
                     if not quote_to_q:  # the quote (DEAD, or to a listed member's value): walked
                         quote = labels.find(0x22, lo, lo + count)

@@ -1053,6 +1053,26 @@ def test_a_listed_name_written_once_does_not_close_again():
     assert index.key_masks == 4
 
 
+def test_key_masks_over_a_dfa_with_states_past_256():
+    """Over a DFA (states are numbers, not interned terms) whose key states are numbered past 256
+    (Python keeps one object per small int only): the key walk compares states by value, so the
+    plain-key tables still serve those states, with the definition's masks."""
+    from brzozowski import compile_json_schema
+    from brzozowski.terms import concat, literal
+
+    vocab = [b'time"', b'time":', b'ti', b'me"', b'me":', b'x"', b'"', b'time', b'e"', b'_of"', b'ty',
+             b'pe":', b'":1}', b'#', None]
+    lazy = compile_json_schema(KEY_SCHEMAS[0], closed_objects=False)
+    dfa = regex_to_dfa(concat(literal(b"#" * 300), lazy.term(lazy.start)))
+    index = TokenIndex(dfa, vocab, eos_id=len(vocab) - 1)
+    texts = (b'{"', b'{"ti', b'{"time":1,"', b'{"time":1,"ti')
+    for text in texts:
+        state = dfa.step(dfa.start, b"#" * 300 + text)
+        assert state > 256
+        assert np.array_equal(index.mask(state), brute_force_mask(dfa, state, vocab, len(vocab) - 1)), text
+    assert index.key_masks == len(texts)
+
+
 @pytest.mark.parametrize("regex, tables", [
     # a key whose inside also takes control bytes: not a plain key's inside (every byte counts)
     ('\\{"[^"\\\\\\x80-\\xff]*"\\}', 0),
