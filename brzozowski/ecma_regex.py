@@ -306,7 +306,8 @@ class _Parser:
 
 def _chars(meaning: Meaning) -> Piece:
     """The spellings of the characters both dialects put in the set (one character long)."""
-    return encoded_chars(intersect(*meaning)), 1, 1
+    ecma, python = meaning
+    return encoded_chars(ecma if ecma == python else intersect(ecma, python)), 1, 1
 
 
 def _sequence(items: list[Piece]) -> Piece:
