@@ -52,8 +52,8 @@ benchmarks/README.md). A dropped pattern gives all its memory back; nothing proc
 the number of patterns compiled. Lookups take no lock (a dict read is atomic under the GIL);
 a new term enters the table with one atomic ``dict.setdefault`` (a dead entry is replaced under
 `_LOCK`), so two threads building the same term get the same object, and no id is handed out
-twice. A term's key holds its children's ids, and a term holds its
-children, so while a term lives its key cannot be taken by another one. The callback takes no lock,
+twice. A term's key holds its children's ids, and a term holds its children, so while a term
+lives its key cannot be taken by another one. The callback takes no lock,
 so a collection that runs inside `_make` cannot deadlock. `intern_table_size()` reports how many
 terms are alive.
 
@@ -109,10 +109,9 @@ class Term:
     unbounded). `boolean`: an intersection or complement occurs in the term. `empty`: whether the
     language is empty, once `brzozowski.lazy.is_empty` has found out (None before). `widest`: the
     most operands of any alternation inside the term, itself included (0 if none): the lazy DFA's
-    work budget per state reads it. `derivatives` (weakly: byte -> reference; None until the first),
-    `classes` and
-    `alphabet` memoize `brzozowski.derivatives.derivative`, `derivative_classes` and
-    `alphabet_classes`. `kept`: None, or (for a term a process-wide cache shares, see
+    work budget per state reads it. `derivatives` (weakly: byte -> reference; None until the
+    first), `classes` and `alphabet` memoize `brzozowski.derivatives.derivative`,
+    `derivative_classes` and `alphabet_classes`. `kept`: None, or (for a term a process-wide cache shares, see
     `brzozowski.derivatives.keep_derivatives`) its derivatives held strongly. `key`: the term's
     interning key (its kind and its children's ids).
 
