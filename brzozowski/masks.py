@@ -360,10 +360,20 @@ class _Moves:
             self.pairs = []
             for bits, target in zip(classes, targets):
                 if target is not None:
-                    while bits:
-                        low = bits & -bits
-                        bits ^= low
-                        self.pairs.append((low.bit_length() - 1, target))
+                    _add_pairs(bits, target, self.pairs)
+
+
+def _add_pairs(bits: int, target: object, pairs: list) -> None:
+    """Append (b, target) to `pairs` for every byte b of the set `bits`, ascending."""
+    while bits:
+        low = bits & -bits
+        bits ^= low
+        pairs.append((low.bit_length() - 1, target))
+
+
+def _live_term(term: Term, max_states: int) -> bool:
+    """Whether a derivative leads anywhere: not ∅, and (under ``&`` or ``~``) not empty."""
+    return term is not EMPTY and not (term.boolean and is_empty(term, max_states))
 
 
 def _term_moves(term: Term, max_states: int) -> _Moves:
@@ -378,7 +388,7 @@ def _term_moves(term: Term, max_states: int) -> _Moves:
         here = bits & first
         if here:
             derived = derivative(term, (here & -here).bit_length() - 1)
-            if derived is not EMPTY and not (derived.boolean and is_empty(derived, max_states)):
+            if _live_term(derived, max_states):
                 target = derived
                 live |= here
         targets.append(target)
@@ -776,7 +786,7 @@ class TokenIndex:
             b = labels[child]
             if (first >> b) & 1:
                 derived = derivative(term, b)
-                if derived is not EMPTY and not (derived.boolean and is_empty(derived, max_states)):
+                if _live_term(derived, max_states):
                     nodes.append(child)
                     states.append(derived)
         return count
@@ -855,7 +865,7 @@ class TokenIndex:
             counted = recognize_counted(s)
             if counted is not None:
                 r, fewest, most, rest = counted
-                if rest is EMPTY or (rest.boolean and is_empty(rest, self.automaton.max_states)):
+                if not _live_term(rest, self.automaton.max_states):
                     rest = None
                 return self._string_states.setdefault(state, (r, rest, fewest, most))
         live = self._moves(s).live
@@ -961,12 +971,7 @@ class TokenIndex:
                     pairs = []
                     for bits, target in zip(classes, targets):
                         if target is not None and target != y:
-                            if target == q:
-                                bits &= ~(1 << 0x22)
-                            while bits:
-                                low = bits & -bits
-                                bits ^= low
-                                pairs.append((low.bit_length() - 1, target))
+                            _add_pairs(bits & ~(1 << 0x22) if target == q else bits, target, pairs)
                     found = (q, pairs, quote == q)
             self._key_steps[s] = found
         return found  # type: ignore[return-value]
