@@ -48,11 +48,14 @@ Four shortcuts keep masks the same and make them cheaper:
   writes it is recognized by its state's term (no state inside it is created), and per-token
   character counts apply a length bound.
 - **Keys.** A state at or inside an open object's key (listed names, then any other plain-ASCII
-  key) is walked in Python along the listed names' prefixes only; once a path enters the inside of
-  a plain key (plain bytes loop, the quote leads on), or a quote leads where that key's quote
-  does, the per-vocabulary plain-key tables (`brzozowski.string_masks.key_tables`) answer for it:
-  every token of plain bytes, and a walk past the quote from the one state after it
-  (`TokenIndex._key_mask` states the claim).
+  key) gets its mask from the per-vocabulary plain-key tables
+  (`brzozowski.string_masks.key_tables`): every token of plain bytes, and the tokens past a plain
+  key's quote whose rest lives from the one state after it. Over a `LazyDFA` the state's term
+  says which names the other keys leave out and what follows each listed name
+  (`TokenIndex._named_key_mask`): their closing quotes are found in the trie by their bytes, and
+  no derivative of the state or of any state along the names is taken. Otherwise (a `DFA`, names
+  with escapes or UTF-8) a walk in Python follows the listed names' prefixes, checking the claim
+  at every node (`TokenIndex._key_mask`).
 - **Terms.** Over a `LazyDFA`, the parts of a walk done in plain Python (the first levels, a key
   state's walk, the walk past a closing quote) hold states as terms, not numbers: a node's
   children come from one derivative per derivative class of its term (`_Moves`), and a term b·r
@@ -101,7 +104,7 @@ from .json_strings import PLAIN_KEY_BITS
 from .lazy import is_empty
 from .string_masks import (StringTables, count_tables, key_tables, quote_suffixes, recognize,
                            recognize_counted, string_tables)
-from .terms import EMPTY, K_BYTES, K_CONCAT, Term
+from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, Term, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
 __all__ = ["DEFAULT_CACHE_BYTES", "DENSE_FRACTION", "TokenIndex"]
@@ -150,6 +153,8 @@ FEW_TOKENS = 256
 _EXPANSIONS = ("auto", "sparse", "dense")
 _NO_CODES = np.zeros(0, dtype=np.int32)
 _PLAIN_KEY_AND_QUOTE = PLAIN_KEY_BITS | 1 << 0x22
+_QUOTE_BIT = 1 << 0x22
+_ANY_PLAIN_KEY = star(byte_set(PLAIN_KEY_BITS))  # held here: interned, so compared by identity
 _TRIES = ("auto", "bytes", "classes")
 _UNSEEN = object()
 
@@ -407,6 +412,42 @@ def _row_moves(row: np.ndarray) -> _Moves:
                   ALL_BYTES ^ groups.get(DEAD, 0))
 
 
+def _split(term: Term) -> tuple[Term, Term]:
+    """A term as head and tail: a concatenation's two children, else the term and ε."""
+    return term.children if term.kind == K_CONCAT else (term, EPSILON)
+
+
+def _key_children(term: Term) -> dict[int, Term] | None:
+    """If `term` is one node of a trie of plain keys (as `_plain_keys_except` of
+    `brzozowski.schema_compiler` builds it), its children by byte; else None. A node is ε or not,
+    and options ``S·[plain]*`` (S a set of plain bytes: the keys that leave the trie) and ``c·child``
+    (c one plain byte), every plain byte in exactly one S or c; or ``[plain]*`` itself (no child).
+    Its language is then every plain key but a finite set of names: ε if the node is not ε (a name
+    ends there), and c·(the names of child c)."""
+    if term is _ANY_PLAIN_KEY:
+        return {}
+    leaving = 0
+    children: dict[int, Term] = {}
+    for option in term.children if term.kind == K_ALT else (term,):
+        if option is EPSILON:
+            continue
+        if option.kind != K_CONCAT:
+            return None
+        head, rest = option.children
+        if head.kind != K_BYTES or head.bits & ~PLAIN_KEY_BITS:
+            return None
+        if rest is _ANY_PLAIN_KEY:
+            leaving |= head.bits
+        elif head.bits & (head.bits - 1) == 0 and head.bits.bit_length() - 1 not in children:
+            children[head.bits.bit_length() - 1] = rest
+        else:
+            return None
+    child_bits = sum(1 << b for b in children)
+    if leaving & child_bits or leaving | child_bits != PLAIN_KEY_BITS:
+        return None
+    return children
+
+
 class TokenIndex:
     """Masks and next states of one vocabulary over one automaton (see the module docstring).
 
@@ -469,6 +510,7 @@ class TokenIndex:
         self.key_masks = 0  # how many from the plain-key tables (inside an open object's key)
         self._key_steps: dict = {}  # state -> `_key_step` (inside open objects' keys)
         self._key_afters: dict = {}  # state -> `_key_after`
+        self._key_nodes: dict = {}  # term -> `_key_node`
         self._rests: dict = {}  # state (a number, or a term) -> `_live_rests` (past a closing quote)
 
     def set_strategy(self, expansion: str = "auto", trie: str = "auto", strings: bool = True) -> None:
@@ -632,16 +674,18 @@ class TokenIndex:
     def _compute(self, state: int, bits: bool) -> np.ndarray:
         """The mask of `state` (its bitmask if `bits`), from the JSON-string tables or by a walk
         (caller holds the walk lock); read-only."""
-        string = self._string_state(state) if self._strings else None
-        if string is not None:
-            mask = self._string_mask(*string)
-            self.string_masks += 1
-        else:
-            mask = self._key_mask(state) if self._strings else None
+        mask = None
+        if self._strings:  # (a key state's structure first: it needs no derivative of the state)
+            mask = self._named_key_mask(state)
             if mask is None:
-                mask = self._walk(state)
-            else:
-                self.key_masks += 1
+                string = self._string_state(state)
+                if string is not None:
+                    mask = self._string_mask(*string)
+                    self.string_masks += 1
+                else:
+                    mask = self._key_mask(state)
+        if mask is None:
+            mask = self._walk(state)
         self.walks += 1
         accepting = bool(self.automaton.is_accepting(state))
         if mask.__class__ is list:
@@ -915,21 +959,139 @@ class TokenIndex:
         found = self._rests.get(after)
         if found is None:
             labels, child_lo, child_count, _ = quote_suffixes(self.trie)
-            live = [0]
-            nodes, states = [0], [after]
-            while nodes:
-                next_nodes: list[int] = []
-                next_states: list = []
-                for node, s in zip(nodes, states):
-                    if child_count[node]:
-                        self._expand(s, child_lo[node], child_count[node], labels, next_nodes, next_states)
-                live += next_nodes
-                nodes, states = next_nodes, next_states
+            live = [0, *self._below(labels, child_lo, child_count, 0, after)]
             found = self._rests[after] = np.zeros(len(labels), dtype=bool)
             found[live] = True
         return found
 
+    def _below(self, labels: bytes, child_lo: Sequence[int], child_count: Sequence[int], node: int,
+               state: int | Term) -> list[int]:
+        """The nodes below `node` (of a trie laid out as ``python_view``) whose bytes lead from
+        `state` to a live state: a walk in Python, each node's children by `_expand`."""
+        reached: list[int] = []
+        nodes, states = [node], [state]
+        while nodes:
+            next_nodes: list[int] = []
+            next_states: list = []
+            for node, s in zip(nodes, states):
+                if child_count[node]:
+                    self._expand(s, child_lo[node], child_count[node], labels, next_nodes, next_states)
+            reached += next_nodes
+            nodes, states = next_nodes, next_states
+        return reached
+
     # -- states inside an open object's key (brzozowski.string_masks.key_tables) -----------------
+
+    def _named_key_mask(self, state: int) -> np.ndarray | None:
+        """The mask of a key state of an open object read off its term, or None (then `_key_mask`
+        or the usual walk serve it): no derivative of the state, nor of any state along the names.
+
+        The term (over a lazy automaton) must be options, possibly followed by what comes after all
+        of them (``(o₁|…|oₖ)·T``), each option either a listed name — plain key bytes w, the quote,
+        then w's member: ``w"·Tw`` — or, exactly once, the other keys: ``O"·q``, where O is a trie
+        of plain keys (`_key_node`) whose language is every plain key but a finite set N of names.
+        Then a token of plain bytes lives (O is co-finite); a token w'"v whose first byte that is
+        not a plain key's is the quote lives iff w' ∉ N and v lives from q·T (the plain-key tables,
+        N's closing nodes left out), or w' is a listed w and v lives from Tw·T (walked); no other
+        token lives."""
+        if self._state_of is None:
+            return None
+        term = self.automaton.term(state)
+        if term.first & PLAIN_KEY_BITS != PLAIN_KEY_BITS or term.first & ~_PLAIN_KEY_AND_QUOTE:
+            return None  # a key state starts with every plain byte, and with nothing but the quote else
+        shape = self._key_shape(term)
+        if shape is None:
+            return None
+        other_keys, after, listed = shape
+        labels, child_lo, child_count = self.trie.python_view()
+        handled: list[int] = []  # the closing nodes of N's names: the other keys' quote is DEAD there
+        todo = [(other_keys, 0)]
+        while todo:
+            term, node = todo.pop()
+            lo, count = child_lo[node], child_count[node]
+            if not term.nullable:  # a name of N ends here
+                quote = labels.find(0x22, lo, lo + count)
+                if quote >= 0:
+                    handled.append(quote)
+            for b, child in self._key_nodes[term].items():
+                below = labels.find(b, lo, lo + count)
+                if below >= 0:
+                    todo.append((child, below))
+        found: list[int] = []
+        max_states = self.automaton.max_states
+        for name, then in listed:
+            node = 0
+            for b in name + b'"':
+                node = labels.find(b, child_lo[node], child_lo[node] + child_count[node])
+                if node < 0:
+                    break
+            if node >= 0 and _live_term(then, max_states):
+                found.append(node)
+                found += self._below(labels, child_lo, child_count, node, then)
+        return self._key_tables_mask(found, handled, after)
+
+    def _key_shape(self, x: Term) -> tuple[Term, Term, list[tuple[bytes, Term]]] | None:
+        """(O, q·T, the listed (w, Tw·T)) if `x` has the shape `_named_key_mask` reads, else None."""
+        options, then = (x,), None
+        if x.kind == K_ALT:
+            options = x.children
+        elif x.kind == K_CONCAT and x.children[0].kind == K_ALT and self._key_node(x.children[0]) is None:
+            options, then = x.children[0].children, x.children[1]
+        other_keys = after = None
+        listed: list[tuple[bytes, Term]] = []
+        for option in options:
+            head, rest = _split(option)
+            if head.kind == K_BYTES and head.bits & (head.bits - 1) and rest.kind == K_CONCAT and (
+                    rest.children[0] is _ANY_PLAIN_KEY):  # O = S·[plain]*, its concatenation flattened
+                head, rest = concat(head, _ANY_PLAIN_KEY), rest.children[1]
+            if head.kind == K_BYTES:  # a listed name: plain bytes one by one, then the quote
+                name = bytearray()
+                while head.kind == K_BYTES and head.bits & (head.bits - 1) == 0 and head.bits & PLAIN_KEY_BITS:
+                    name.append(head.bits.bit_length() - 1)
+                    head, rest = _split(rest)
+                if head.kind != K_BYTES or head.bits != _QUOTE_BIT:
+                    return None
+                listed.append((bytes(name), rest))
+            elif other_keys is None and self._key_node(head) is not None:
+                quote, rest = _split(rest)
+                if quote.kind != K_BYTES or quote.bits != _QUOTE_BIT:
+                    return None
+                other_keys, after = head, rest
+            else:
+                return None
+        if other_keys is None:
+            return None
+        if then is not None:
+            after = concat(after, then)
+            listed = [(name, concat(rest, then)) for name, rest in listed]
+        if not _live_term(after, self.automaton.max_states):
+            return None  # no other key goes on: its plain tokens are not all allowed
+        return other_keys, after, listed
+
+    def _key_node(self, term: Term) -> dict[int, Term] | None:
+        """If `term` is a node of a trie of plain keys, every node below it too (`_key_children`),
+        its children by byte; else None (kept per index, checked without recursion)."""
+        nodes = self._key_nodes
+        found = nodes.get(term, _UNSEEN)
+        if found is not _UNSEEN:
+            return found  # type: ignore[return-value]
+        todo = [term]
+        while todo:
+            t = todo[-1]
+            if t in nodes:
+                todo.pop()
+                continue
+            children = _key_children(t)
+            if children is not None:
+                pending = [child for child in children.values() if child not in nodes]
+                if pending:
+                    todo.extend(pending)
+                    continue
+                if any(nodes[child] is None for child in children.values()):
+                    children = None
+            nodes[t] = children
+            todo.pop()
+        return nodes[term]
 
     def _key_after(self, y: int | Term) -> int | Term | None:
         """The after-state q if `y` is the inside of a plain key: every plain key byte back to `y`
@@ -1037,6 +1199,13 @@ class TokenIndex:
                     return None
             found += next_nodes
             nodes, states, plain = next_nodes, next_states, next_plain
+        return self._key_tables_mask(found, handled, after)
+
+    def _key_tables_mask(self, found: list[int], handled: list[int], after: int | Term) -> np.ndarray:
+        """A key state's mask: the tokens ending at the `found` nodes, every token of plain bytes
+        (``inside`` of `key_tables`), and the tokens past a plain key's quote whose rest lives from
+        `after`, but those closing at the `handled` nodes."""
+        trie = self.trie
         reached = _Reached(trie)
         if found:
             reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
@@ -1047,4 +1216,5 @@ class TokenIndex:
         if handled:
             allowed_seeds = ~np.isin(tables.closing, np.array(handled, dtype=np.intp))
         mask[self._past_the_quote(tables, allowed_seeds, after)] = True
+        self.key_masks += 1
         return mask

@@ -198,7 +198,8 @@ bytes (held for good: most nodes of a trie of names have one child, and these ar
 
 def _plain_keys_except(names: list[str]) -> Term:
     """Quoted plain-ASCII keys (no escapes) that are none of `names`, built on the trie of `names`
-    (from the leaves up, without recursion: names may be long)."""
+    (from the leaves up, without recursion: names may be long). Masks read key states off this
+    shape (`brzozowski.masks._key_children`); another shape is still exact, only slower."""
     trie: dict = {}
     for name in names:
         node = trie

@@ -1073,19 +1073,107 @@ def test_key_masks_over_a_dfa_with_states_past_256():
     assert index.key_masks == len(texts)
 
 
+# Open objects with random listed names over a few plain bytes (so names share prefixes, one is a
+# prefix of another, the empty name comes up), some required, and tokens over those bytes, the
+# quote, the separators and a value's digits.
+NAME_BYTES = b'ab_~ '
+NAMED_TOKEN_BYTES = NAME_BYTES + b'"\\:,{}1x'
+named_tokens = st.lists(
+    st.one_of(
+        st.binary(min_size=1, max_size=6).map(
+            lambda bs: bytes(NAMED_TOKEN_BYTES[b % len(NAMED_TOKEN_BYTES)] for b in bs)),
+        st.sampled_from([b'":', b'":1,"', b'a"', b'ab":1', b'"}', b'""', b'_":1}', b'":1}', b',"']),
+    ),
+    min_size=1,
+    max_size=50,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names=st.lists(st.text(alphabet=NAME_BYTES.decode(), max_size=3), min_size=1, max_size=5, unique=True),
+       required=st.lists(st.booleans(), min_size=5, max_size=5), vocab=named_tokens)
+def test_key_states_read_off_their_terms_match_brute_force(names, required, vocab):
+    """Every state of an open object with random listed names: the mask equals the definition,
+    and the key states were served from their terms (`TokenIndex._named_key_mask`)."""
+    from brzozowski import compile_json_schema
+
+    served = []
+    read_off = TokenIndex._named_key_mask
+    schema = {"type": "object", "properties": {name: {"type": "integer"} for name in names},
+              "required": [name for name, needed in zip(names, required) if needed],
+              "additionalProperties": {"type": "integer"}}
+    lazy = compile_json_schema(schema, closed_objects=False, max_depth=2)
+    vocab = [None, *vocab]
+    index = TokenIndex(lazy, vocab, eos_id=0)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TokenIndex, "_named_key_mask",
+                      lambda self, state: served.append(read_off(self, state)) or served[-1])
+        for state in _all_states(lazy):
+            assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, 0)), state
+    assert any(mask is not None for mask in served)
+
+
+def test_a_key_state_is_read_off_its_term_without_a_derivative():
+    """After ``,"`` in an open object with optional members (the usual tool call), inside a
+    listed name, at its end and inside another key: no derivative of the state is taken (the key
+    walk took one per derivative class at every prefix of every listed name: 90 derivatives for
+    one mask here), and the mask is the one the DFA's tables give."""
+    from brzozowski import compile_json_schema
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
+    schema = {"type": "object", "required": ["location"],
+              "properties": {"location": {"type": "string"}, "days": {"type": "integer"},
+                             "unit": {"enum": ["celsius", "fahrenheit"]},
+                             "include_hourly": {"type": "boolean"}}}
+    lazy = compile_json_schema(schema, closed_objects=False)
+    dfa = regex_to_dfa(lazy.term(lazy.start))
+    index = TokenIndex(lazy, vocabulary)
+    texts = [b'{"location":"x","', b'{"location":"x","days":1,"', b'{"location":"x","days":1,"inc',
+             b'{"location":"x","days":1,"unit', b'{"location":"x","days":1,"units',
+             b'{"location":"x","unit":"celsius","']
+    for text in texts:
+        state = lazy.step(lazy.start, text)
+        mask = index.mask(state)
+        assert lazy.term(state).derivatives is None, text
+        assert np.array_equal(mask, TokenIndex(dfa, vocabulary).mask(dfa.step(dfa.start, text))), text
+    assert index.key_masks == len(texts)
+
+
+NEAR_KEY_VOCAB = [b'{"', b'a', b'ab', b'a\x01', b'\x01', b'ax"1', b'ax"3', b'"1}', b'"3}', b'q"3}',
+                  b'b"2', b'a"1}', b'zz', b'"', b'}', b'1', b'3', b'\x01"}', b'ab"}', b'ac"}', b'b',
+                  b'a"}', b'"}', b'x"1}', b'x']
+
+
 @pytest.mark.parametrize("regex, tables", [
     # a key whose inside also takes control bytes: not a plain key's inside (every byte counts)
     ('\\{"[^"\\\\\\x80-\\xff]*"\\}', 0),
     # three kinds of key with three different after-states: one after-state per walk, or no tables
     # (so '{"' is walked; the three insides are plain keys' insides, each from the tables)
     ('\\{"(a[ !#-\\[\\]-~]*"1|b[ !#-\\[\\]-~]*"2|([ !#-\\[\\]-`c-~][ !#-\\[\\]-~]*)?"3)\\}', 3),
+    # a trie of keys whose node after "a" lacks "a" and "b": not every plain key but a few names
+    # (after '{"' the token "ab" is DEAD): not read off the term; one state is a plain key's inside
+    ('\\{"(|a(|[ !#-\\[\\]-`c-~][ !#-\\[\\]-~]*)|[ !#-\\[\\]-`b-~][ !#-\\[\\]-~]*)"\\}', 1),
 ])
 def test_near_keys_are_not_taken_for_plain_keys(regex, tables):
     """Automata that look like a key at first sight: the masks still equal the definition."""
-    vocab = [b'{"', b'a', b'ab', b'a\x01', b'\x01', b'ax"1', b'ax"3', b'"1}', b'"3}', b'q"3}', b'b"2',
-             b'a"1}', b'zz', b'"', b'}', b'1', b'3', b'\x01"}']
+    vocab = NEAR_KEY_VOCAB
     lazy = LazyDFA(regex)
     index = TokenIndex(lazy, vocab)
     for state in _all_states(lazy):
         assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, None)), state
     assert index.key_masks == tables
+
+
+def test_other_keys_that_lead_nowhere_are_not_taken_for_plain_keys():
+    """Options shaped as an open object's keys whose other keys go on into an empty language
+    (``[plain]*"(ab & ac)``): a token of plain bytes is then DEAD after ``{"`` but for the listed
+    ``x``, so the term does not serve the mask (it would allow every plain token)."""
+    from brzozowski.syntax import parse
+
+    term = parse(r'\{"') + ((parse(r'[ !#-\[\]-~]*"') + (parse("ab") & parse("ac"))) | parse('x"1')) + parse(r'\}')
+    lazy = LazyDFA(term)
+    index = TokenIndex(lazy, NEAR_KEY_VOCAB)
+    for state in _all_states(lazy):
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, NEAR_KEY_VOCAB, None)), state
+    assert not index.mask(lazy.step(lazy.start, b'{"'))[NEAR_KEY_VOCAB.index(b"zz")]
