@@ -426,7 +426,7 @@ def _key_children(term: Term) -> dict[int, Term] | None:
     ends there), and c·(the names of child c)."""
     if term is _ANY_PLAIN_KEY:
         return {}
-    leaving = 0
+    leaving = child_bits = 0
     children: dict[int, Term] = {}
     for option in term.children if term.kind == K_ALT else (term,):
         if option is EPSILON:
@@ -434,15 +434,16 @@ def _key_children(term: Term) -> dict[int, Term] | None:
         if option.kind != K_CONCAT:
             return None
         head, rest = option.children
-        if head.kind != K_BYTES or head.bits & ~PLAIN_KEY_BITS:
+        bits = head.bits
+        if head.kind != K_BYTES or bits & ~PLAIN_KEY_BITS:
             return None
         if rest is _ANY_PLAIN_KEY:
-            leaving |= head.bits
-        elif head.bits & (head.bits - 1) == 0 and head.bits.bit_length() - 1 not in children:
-            children[head.bits.bit_length() - 1] = rest
+            leaving |= bits
+        elif bits & (bits - 1) == 0 and not bits & child_bits:
+            children[bits.bit_length() - 1] = rest
+            child_bits |= bits
         else:
             return None
-    child_bits = sum(1 << b for b in children)
     if leaving & child_bits or leaving | child_bits != PLAIN_KEY_BITS:
         return None
     return children
