@@ -760,7 +760,13 @@ class TokenIndex:
             if len(nodes) > PYTHON_FRONTIER or work > PYTHON_WORK:
                 lo = int(trie.level_start[depth])
                 state_of = self._state_of
-                numbers = states if state_of is None else [state_of(s) for s in states]
+                if state_of is None:
+                    numbers = states
+                else:  # each distinct state numbered once, in order of first appearance
+                    numbered = dict.fromkeys(states)
+                    for s in numbered:
+                        numbered[s] = state_of(s)
+                    numbers = [numbered[s] for s in states]
                 codes = (np.array(numbers, dtype=np.int32) + 1) * 256
                 frontier = _Frontier(lo, int(trie.level_start[depth + 1]) - lo,
                                      np.array(nodes, dtype=np.intp), codes, len(nodes))
