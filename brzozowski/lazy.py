@@ -24,7 +24,10 @@ Invariants:
   bounded repeats (``(.{0,100}){0,100}``) grow them without end (≈ 10,000 after 150 bytes) while
   the states stay few, so the state count alone would let one pattern run for minutes (a wide
   alternation under a complement or an intersection, ``~((.{0,100}){0,100})``, is never a state's
-  top, hence `Term.widest`).
+  top, hence `Term.widest`). So is every term `step` reads a token's bytes through.
+- `step` numbers no state inside a token: its last bytes (`TERM_STEPS`) are read on terms and only
+  the state at the end is numbered, the very state the transitions byte by byte lead to (the
+  derivatives by two bytes of one class are one interned term).
 - **Threads.** One automaton may be shared by any number of threads. Every state and transition is
   created under the automaton's lock, and a thread that finds a transition unknown takes the lock
   and looks again, so each derivative is stored once; a state is counted in `n_states` only once
@@ -35,8 +38,8 @@ Invariants:
 
 >>> lazy = LazyDFA("(cat|car|dog)s?")
 >>> lazy.step(lazy.start, b"car"), lazy.n_states      # only what was visited exists
-(3, 4)
->>> lazy.is_accepting(3), lazy.step(3, b"x")
+(1, 2)
+>>> lazy.is_accepting(1), lazy.step(1, b"x")
 (True, -1)
 
 `brzozowski.dfa.regex_to_dfa` explores every state of a lazy DFA and turns it into canonical tables.
@@ -68,6 +71,11 @@ under their own size: an enum of 10,000 words has 10,000-operand states and is a
 nested bounded repeats pass it within a few hundred bytes. Pass ``max_alternatives`` to raise it."""
 
 _UNKNOWN = -2  # a transition not computed yet
+
+TERM_STEPS = 128
+"""`LazyDFA.step` reads at most the last this many bytes of its data on terms, numbering only the
+state at the end (a token: o200k_base's longest is 128 bytes); bytes before them are read state by
+state, each state counted against the state budget."""
 
 
 def positions(term: Term) -> int:
@@ -239,11 +247,31 @@ class LazyDFA:
         return target
 
     def step(self, state: int, data: bytes) -> int:
-        """The state after reading every byte of `data` from `state`; DEAD stays DEAD."""
-        for b in data:
+        """The state after reading every byte of `data` from `state`; DEAD stays DEAD.
+
+        Transitions already known are followed; from the first one that is not (among the last
+        `TERM_STEPS` bytes), the rest of `data` is read on terms (a memoized derivative per byte,
+        each checked against the work budget) and only the state at the end is numbered: the states
+        a token passes through are not created (nor their classes computed)."""
+        if state != DEAD:
+            self._check(state)
+        for i, b in enumerate(data):
             if state == DEAD:
-                break
-            state = self.next_state(state, b)
+                return DEAD
+            index = self._maps[state].class_bytes[b]
+            target = self._targets[state][index]
+            if target == _UNKNOWN:
+                if i == len(data) - 1 or len(data) - i > TERM_STEPS:
+                    state = self._compute(state, index)
+                    continue
+                term = self._terms[state]
+                for b in data[i:]:
+                    term = derivative(term, b, self._derived)
+                    if term is EMPTY:
+                        return DEAD
+                    self._check_width(term)
+                return self.state_of(term)
+            state = target
         return state
 
     def matches(self, data: bytes) -> bool:
@@ -328,6 +356,15 @@ class LazyDFA:
             self._targets[state][index] = target
             return target
 
+    def _check_width(self, term: Term, what: str = "a term read on the way") -> None:
+        """`StateBudgetError` if `term` holds an alternation wider than `max_alternatives`."""
+        if term.widest > self._given_alternatives and term.widest > self.max_alternatives:
+            raise StateBudgetError(
+                f"{what} holds an alternation of {term.widest} operands, more than "
+                f"{self.max_alternatives} (the work budget per state; nested bounded repeats grow "
+                "it); simplify the pattern or pass a larger max_alternatives"
+            )
+
     def _add(self, term: Term) -> int:
         number = len(self._terms)
         if number >= self.max_states:
@@ -335,12 +372,7 @@ class LazyDFA:
                 f"the automaton needs more than {self.max_states} states (the state budget); "
                 "simplify the pattern or pass a larger max_states"
             )
-        if term.widest > self._given_alternatives and term.widest > self.max_alternatives:
-            raise StateBudgetError(
-                f"state {number} holds an alternation of {term.widest} operands, more than "
-                f"{self.max_alternatives} (the work budget per state; nested bounded repeats grow "
-                "it); simplify the pattern or pass a larger max_alternatives"
-            )
+        self._check_width(term, f"state {number}")
         class_map = ByteClasses.of(derivative_classes(term))
         self._numbers[term] = number
         self._maps.append(class_map)

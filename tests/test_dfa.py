@@ -272,8 +272,11 @@ def test_state_budget_turns_an_explosion_into_an_error():
 def test_lazy_dfa_numbers_states_on_demand():
     lazy = LazyDFA(HAND)
     assert lazy.n_states == 1
-    assert lazy.step(0, b"dog") != DEAD
-    assert lazy.n_states == 4
+    dog = lazy.step(0, b"dog")
+    assert dog != DEAD
+    assert lazy.n_states == 2  # a step's bytes are read on terms: only the state at its end exists
+    d = lazy.next_state(0, ord("d"))
+    assert lazy.n_states == 3 and lazy.step(d, b"og") == dog  # the same state, byte by byte
     assert lazy.is_accepting(lazy.step(0, b"dog"))
     assert lazy.step(0, b"dox") == DEAD
     row = lazy.row(0)
@@ -281,6 +284,40 @@ def test_lazy_dfa_numbers_states_on_demand():
     assert not row.flags.writeable
     with pytest.raises(StateError, match="state 99 does not exist"):
         lazy.row(99)
+
+
+@pytest.mark.parametrize("pattern", ["(cat|car|dog)s?", "[a-c]{2,5}x(y|z)*", "(ab|a)*(b&)?"])
+def test_a_step_read_on_terms_ends_in_the_state_byte_by_byte_reaches(pattern):
+    """`LazyDFA.step` reads a token's bytes on terms and numbers only the state at the end: that
+    state is the one the transitions byte by byte lead to (in another automaton of the pattern),
+    DEAD included; of longer data all but the last `TERM_STEPS` bytes are read state by state
+    (each state counted against the state budget)."""
+    from brzozowski.lazy import TERM_STEPS
+
+    rng = random.Random(7)
+    for _ in range(300):
+        data = bytes(rng.choice(b"abcdgorstxyz&") for _ in range(rng.randint(2, 7)))
+        by_terms, by_bytes = LazyDFA(pattern), LazyDFA(pattern)
+        end = by_terms.step(0, data)
+        state = 0
+        for b in data:
+            state = DEAD if state == DEAD else by_bytes.next_state(state, b)
+        assert (end == DEAD) == (state == DEAD), data
+        if end != DEAD:
+            assert by_terms.term(end) is by_bytes.term(state) and by_terms.n_states == 2, data
+    counted = LazyDFA("[ab]{0,300}")  # a state per byte read
+    assert counted.step(0, b"ab" * TERM_STEPS) != DEAD
+    assert counted.n_states == 1 + TERM_STEPS + 1  # state by state, then the last TERM_STEPS bytes on terms
+
+
+def test_a_step_read_on_terms_keeps_the_work_budget():
+    """Nested bounded repeats widen the terms read on the way, not only the states: the work
+    budget per state (`max_alternatives`) stops a step inside a token too, even one that ends
+    DEAD (a newline, which ``.`` does not match) and so numbers no state at all."""
+    lazy = LazyDFA("(.{0,100}){0,100}", max_alternatives=50)
+    with pytest.raises(StateBudgetError, match="alternation"):
+        lazy.step(0, b"x" * 100 + b"\n")
+    assert lazy.n_states == 1
 
 
 def test_dfa_validates_its_tables():

@@ -84,7 +84,7 @@ def test_long_nullable_concatenation():
     assert matches(term, b"b") and matches(term, b"aab") and not matches(term, b"aa")
     assert not matches(term, b"bb") and not matches(term, b"ba")
     lazy = LazyDFA(pattern)
-    assert lazy.matches(b"a" * 20 + b"b") and lazy.n_states == 22
+    assert lazy.matches(b"a" * 20 + b"b") and lazy.n_states == 2  # the 21 bytes read on terms
 
 
 def test_many_alternatives():
