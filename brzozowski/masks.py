@@ -1012,15 +1012,15 @@ class TokenIndex:
         other_keys, after, listed = shape
         labels, child_lo, child_count = self.trie.python_view()
         handled: list[int] = []  # the closing nodes of N's names: the other keys' quote is DEAD there
-        todo = [(other_keys, 0)]
+        todo = [(other_keys, 0)]  # (a node of O, the trie node of the same bytes)
         while todo:
-            term, node = todo.pop()
+            key_node, node = todo.pop()
             lo, count = child_lo[node], child_count[node]
-            if not term.nullable:  # a name of N ends here
+            if not key_node.nullable:  # a name of N ends here
                 quote = labels.find(0x22, lo, lo + count)
                 if quote >= 0:
                     handled.append(quote)
-            for b, child in self._key_nodes[term].items():
+            for b, child in self._key_nodes[key_node].items():
                 below = labels.find(b, lo, lo + count)
                 if below >= 0:
                     todo.append((child, below))
