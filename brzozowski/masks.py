@@ -46,7 +46,9 @@ Four shortcuts keep masks the same and make them cheaper:
   tokens that reach past the closing quote: tens to hundreds of microseconds instead of a dense
   walk of the whole trie. Over a `LazyDFA`, a string as `brzozowski.json_strings.string_term`
   writes it is recognized by its state's term (no state inside it is created), and per-token
-  character counts apply a length bound.
+  character counts apply a length bound. A state whose quote opens such a string (a value that
+  may be a string) takes the tokens that begin with the quote from the tables of the string's
+  state before its opening quote, and walks only the others (`TokenIndex._opening_mask`).
 - **Keys.** A state at or inside an open object's key (listed names, then any other plain-ASCII
   key) gets its mask from the per-vocabulary plain-key tables
   (`brzozowski.string_masks.key_tables`): every token of plain bytes, and the tokens past a plain
@@ -103,7 +105,7 @@ from .errors import InputTypeError, MaskError, StateError, TokenError, Vocabular
 from .json_strings import PLAIN_KEY_BITS
 from .lazy import is_empty
 from .string_masks import (StringTables, count_tables, key_tables, quote_suffixes, recognize,
-                           recognize_counted, string_tables)
+                           recognize_counted, string_automaton, string_tables)
 from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, Term, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
@@ -685,6 +687,8 @@ class TokenIndex:
                     self.string_masks += 1
                 else:
                     mask = self._key_mask(state)
+                    if mask is None:
+                        mask = self._opening_mask(state)
         if mask is None:
             mask = self._walk(state)
         self.walks += 1
@@ -719,12 +723,13 @@ class TokenIndex:
         out.setflags(write=False)
         return out
 
-    def _walk(self, state: int) -> np.ndarray | list[int]:
+    def _walk(self, state: int, skip: int = -1) -> np.ndarray | list[int]:
         """The tokens allowed in `state`, by one level-by-level walk of the trie from its root:
         in plain Python while the frontier is small, then vectorized. A walk that ended in Python
-        with at most `FEW_TOKENS` tokens gives their ids as a list."""
-        trie = self._trie_to_walk()
-        depth, frontier, work, found = self._walk_few(trie, state)
+        with at most `FEW_TOKENS` tokens gives their ids as a list. `skip`: a first byte whose
+        tokens are left out (answered otherwise: `_opening_mask`)."""
+        trie = self.walked_trie if skip >= 0 else self._trie_to_walk()
+        depth, frontier, work, found = self._walk_few(trie, state, skip)
         ids = _few_tokens(trie, found) if frontier is None else None
         if ids is None:
             reached = _Reached(trie)
@@ -744,7 +749,8 @@ class TokenIndex:
             self._walked_nodes += work
         return reached.tokens() if ids is None else ids
 
-    def _walk_few(self, trie: TokenTrie, state: int) -> tuple[int, _Frontier | None, int, list[int]]:
+    def _walk_few(self, trie: TokenTrie, state: int,
+                  skip: int = -1) -> tuple[int, _Frontier | None, int, list[int]]:
         """Walk in plain Python from the root while levels have few live nodes (restrictive
         states: JSON punctuation, property names, numbers), each node's children by `_expand`, over
         a lazy automaton on terms (see the module docstring). Returns (depth, None, work, found)
@@ -777,6 +783,9 @@ class TokenIndex:
                 count = child_count[node]
                 if count:
                     work += self._expand(s, child_lo[node], count, labels, next_nodes, next_states)
+            if depth == 0 and skip >= 0:  # the root's child of that byte left out, with its subtree
+                kept = [i for i, node in enumerate(next_nodes) if labels[node] != skip]
+                next_nodes, next_states = [next_nodes[i] for i in kept], [next_states[i] for i in kept]
             found += next_nodes
             nodes, states = next_nodes, next_states
             depth += 1
@@ -913,12 +922,9 @@ class TokenIndex:
             return found  # type: ignore[return-value]
         s = self._walk_state(state)
         if s.__class__ is not int:
-            counted = recognize_counted(s)
+            counted = self._counted_string(s)
             if counted is not None:
-                r, fewest, most, rest = counted
-                if not _live_term(rest, self.automaton.max_states):
-                    rest = None
-                return self._string_states.setdefault(state, (r, rest, fewest, most))
+                return self._string_states.setdefault(state, counted)
         live = self._moves(s).live
         # "a", " " and the backslash go on in a string's body (not in a key's: `_key_mask`)
         if (live >> 0x61) & 1 and (live >> 0x20) & 1 and (live >> 0x5C) & 1:
@@ -929,6 +935,42 @@ class TokenIndex:
                 for y, r in paired.items():
                     self._string_states.setdefault(y, (r, held, 0, None))
         return self._string_states.setdefault(state, None)
+
+    def _counted_string(self, term: Term) -> tuple[int, Term | None, int, int | None] | None:
+        """`_string_state` of a lazy automaton's term, read off the term (`recognize_counted`)."""
+        counted = recognize_counted(term)
+        if counted is None:
+            return None
+        r, fewest, most, rest = counted
+        return r, rest if _live_term(rest, self.automaton.max_states) else None, fewest, most
+
+    def _opening_mask(self, state: int) -> np.ndarray | None:
+        """The mask of a state whose quote opens a JSON string (a value that may be a string): the
+        tokens that begin with the quote from the string tables of S's state before its opening
+        quote (the string's length bounds and what follows it applied as inside the string), the
+        others by a walk that leaves the quote's subtree out; None unless the quote leads to a
+        string's body as `_string_state` recognizes it. (Walked, the subtree of the quote's
+        node numbered a state per character count and UTF-8 or escape position it reached: 98
+        states, 2.7 ms, for a ``"maxLength": 1000`` string or null.)"""
+        if self._expansion != "auto" or self.walked_trie is not self.trie:
+            return None  # (a class trie's quote node may hold other bytes)
+        moves = self._moves(self._walk_state(state))
+        quote = moves.targets[moves.class_of[0x22]]
+        if quote is None:
+            return None
+        opened = self._string_state(quote) if quote.__class__ is int else self._counted_string(quote)
+        s = string_automaton()
+        if opened is None or opened[0] != s.body:
+            return None
+        _, after, fewest, most = opened
+        mask = self._string_mask(s.opening, after, fewest, most)
+        if moves.live != 1 << 0x22:  # a number, an object, null... may come instead
+            others = self._walk(state, skip=0x22)
+            if others.__class__ is list:
+                mask[others] = True
+            else:
+                mask |= others
+        return mask
 
     def _string_mask(self, r: int, after: int | Term | None, fewest: int = 0,
                      most: int | None = None) -> np.ndarray:

@@ -855,6 +855,48 @@ def test_strings_of_compiled_schemas_are_recognized_by_their_terms_and_match_bru
     assert index.string_masks >= len(texts)
 
 
+OPENING = {"type": "object", "properties": {
+    "a": {"type": ["string", "null"], "maxLength": 3},
+    "b": {"anyOf": [{"type": "string", "minLength": 2}, {"type": "integer"}]},
+    "c": {"type": "array", "items": {"type": "string"}},
+    "d": {"type": "string"}}, "additionalProperties": False}
+OPENING_TEXTS = [b'{"a":', b'{"a":null,"b":', b'{"a":null,"b":1,"c":[', b'{"a":null,"b":1,"c":["x",',
+                 b'{"a":null,"b":1,"c":[],"d":']
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=string_tokens)
+def test_a_quote_that_opens_a_string_is_served_from_the_tables(vocab):
+    """At a value that may be a string (with length bounds, beside null or an integer, an array's
+    item), the tokens that begin with the quote come from the string tables of S's state before
+    its opening quote and the others from a walk without the quote's subtree
+    (`TokenIndex._opening_mask`), over a lazy automaton and over its DFA (there for the strings
+    without a bound): each mask is the definition, and the lazy automaton numbers no state inside
+    the string for it."""
+    from brzozowski import compile_json_schema
+
+    vocab = [*vocab, b"null", b"12", b'"abcd', b'"ab', b'"x",', b'"",', b'"ab"}', b'"a"]', b'"x","', None]
+    eos = len(vocab) - 1
+    lazy = compile_json_schema(OPENING)
+    dfa = regex_to_dfa(lazy.term(lazy.start))
+    served = []
+    opening = TokenIndex._opening_mask
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TokenIndex, "_opening_mask",
+                      lambda self, state: served.append(opening(self, state)) or served[-1])
+        for automaton in (lazy, dfa):
+            index = TokenIndex(automaton, vocab, eos_id=eos)
+            for text in OPENING_TEXTS:
+                state = automaton.step(automaton.start, text)
+                before, served[:] = automaton.n_states, []
+                mask = index.mask(state)
+                # (over a DFA only a string without a length bound is recognized: `recognize`)
+                assert served[-1] is not None or (automaton is dfa and b'"c"' not in text), text
+                assert automaton is dfa or automaton.n_states - before <= 12, text  # past the closing quote only
+                assert np.array_equal(mask, brute_force_mask(automaton, state, vocab, eos)), text
+        _every_state_is_brute_force(lazy, TokenIndex(lazy, vocab, eos_id=eos), vocab, eos)
+
+
 def test_a_long_bounded_string_over_o200k_creates_a_few_states_not_one_per_count():
     """``maxLength: 200`` made the first mask inside the string create ~1,150 states (one per
     count and UTF-8 or escape position a token reaches); from the tables it creates none beyond
