@@ -9,6 +9,7 @@ On terms it is a short recursion (all simplification happens in the smart constr
     ∂b (r|s) = ∂b r | ∂b s     ∂b r* = ∂b r · r*
     ∂b r{m,n} = ∂b r · r{max(m-1,0), n-1}
     ∂b (r&s) = ∂b r & ∂b s     ∂b ~r = ~∂b r
+    ∂b leaf(A, q) = leaf(A, δA(q, b))   (∅ for DEAD, ε for a state whose language is {ε})
 
 A string w is in L(r) iff the derivative of r by w (byte after byte) is nullable. The commonest
 case costs nothing: for a byte set S holding b, ∂b(S·r) = r is the concatenation's own tail (a
@@ -20,6 +21,7 @@ the same derivative, so a DFA state needs one derivative per class, not per byte
     C(∅) = C(ε) = {Σ}          C(S) = {S, Σ∖S}
     C(r·s) = C(r), or C(r) ∧ C(s) when r is nullable
     C(r|s) = C(r&s) = C(r) ∧ C(s)       C(r*) = C(r{m,n}) = C(~r) = C(r)
+    C(leaf(A, q)) = C(the term of A's state q)
 
 where P ∧ Q is the coarsest common refinement. A partition is a tuple of non-empty, disjoint 256-bit
 sets whose union is all bytes, ordered by their lowest byte. (The classes may be finer than needed,
@@ -70,6 +72,7 @@ from .terms import (
     K_EMPTY,
     K_EPSILON,
     K_INTER,
+    K_LEAF,
     K_STAR,
     Term,
     _concat2,
@@ -96,6 +99,8 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
         return EMPTY
     if term.kind == K_CONCAT and term.children[0].kind == K_BYTES:
         return _tail(term, b)
+    if term.kind == K_LEAF:  # its automaton's transition: memoized there
+        return term.table.derive(term.lo, b)
     memo = term.derivatives
     ref = None if memo is None else memo.get(b)
     found = None if ref is None else ref()
@@ -114,6 +119,9 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
                 if (c.first >> b) & 1 and c not in got:
                     if c.kind == K_CONCAT and c.children[0].kind == K_BYTES:
                         got[c] = _tail(c, b)
+                        continue
+                    if c.kind == K_LEAF:
+                        got[c] = c.table.derive(c.lo, b)
                         continue
                     memo = c.derivatives  # weak references: their terms may have died
                     ref = None if memo is None else memo.get(b)
@@ -256,6 +264,8 @@ def _classes(term: Term) -> tuple[int, ...]:
         return ONE_CLASS
     if kind == K_BYTES:
         return partition_of((term.bits, ALL_BYTES ^ term.bits))
+    if kind == K_LEAF:  # the classes of the state it stands for
+        return derivative_classes(term.table.term_of(term.lo))
     result = ONE_CLASS
     for t in _needed(term):  # concat: the heads down the spine while nullable; alt: all
         result = meet(result, t.classes)

@@ -25,8 +25,8 @@ How a mask is computed
 A mask is one *walk* of the vocabulary's byte trie (`brzozowski.vocabulary.TokenTrie`) from the
 state, level by level. A node's automaton state is kept as an int32 *code*, ``(s + 1) * 256``,
 with DEAD = 0, so that code + byte is directly the index of the transition in a flat table whose
-first row is DEAD -> DEAD (`_Table`). The live nodes of a level (the *frontier*) are expanded to the
-next level in one of two vectorized ways:
+first row is DEAD -> DEAD (`brzozowski.codes.TransitionTable`). The live nodes of a level (the
+*frontier*) are expanded to the next level in one of two vectorized ways:
 
 - *sparse*: only the children of the live nodes: one gather through the table for them. A dead
   node's subtree is never visited, since every token under it starts with a dead prefix.
@@ -48,7 +48,10 @@ Four shortcuts keep masks the same and make them cheaper:
   writes it is recognized by its state's term (no state inside it is created), and per-token
   character counts apply a length bound. A state whose quote opens such a string (a value that
   may be a string) takes the tokens that begin with the quote from the tables of the string's
-  state before its opening quote, and walks only the others (`TokenIndex._opening_mask`).
+  state before its opening quote, and walks only the others (`TokenIndex._opening_mask`). A state
+  inside a ``format``'s string is a leaf's state followed by what comes after the string
+  (`brzozowski.leaves`): the leaf state's tables, per vocabulary and shared by every schema that
+  names the format, give its mask the same way (`TokenIndex._leaf_mask`).
 - **Keys.** A state at or inside an open object's key (listed names, then any other plain-ASCII
   key) gets its mask from the per-vocabulary plain-key tables
   (`brzozowski.string_masks.key_tables`): every token of plain bytes, and the tokens past a plain
@@ -95,19 +98,25 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import cachetools
 import numpy as np
 
 from .alphabet import ALL_BYTES, DEAD, Automaton, ByteClasses, partition_of
+from .codes import TransitionTable
 from .derivatives import derivative, derivative_classes
 from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
 from .json_strings import PLAIN_KEY_BITS
 from .lazy import is_empty
-from .string_masks import (StringTables, count_tables, key_tables, quote_suffixes, recognize,
-                           recognize_counted, string_automaton, string_tables)
-from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, Term, byte_set, concat, star
+from .string_masks import (WIDE_LEAF_BYTES, StringTables, count_tables, key_tables, leaf_tables,
+                           quote_suffixes, recognize, recognize_counted, string_automaton,
+                           string_tables)
+from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, Term, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
+
+if TYPE_CHECKING:
+    from .leaves import LeafAutomaton
 
 __all__ = ["DEFAULT_CACHE_BYTES", "DENSE_FRACTION", "TokenIndex"]
 
@@ -163,78 +172,6 @@ _UNSEEN = object()
 KEY_WORK = 20_000
 """The most children `TokenIndex._key_mask` looks at in Python before it gives the state back to
 the usual walk (a key state's walk looks at a few thousand: the listed names' prefixes)."""
-
-MAX_TABLE_ROWS = (2**31 - 1) // 256
-"""Codes are int32 (half the memory traffic of int64 in the gathers), so a table holds at most
-8,388,607 states: 8 GiB of transitions, far beyond any state budget that makes sense."""
-
-
-def _check_capacity(n_rows: int) -> None:
-    if n_rows > MAX_TABLE_ROWS:
-        raise MaskError(f"{n_rows - 1} automaton states exceed the mask tables' limit of "
-                        f"{MAX_TABLE_ROWS - 1}")
-
-
-class _Table:
-    """The transition table the walk gathers through, as int32 *codes*: state s is ``(s + 1) * 256``.
-
-    Row 0 is DEAD (code 0), and every byte maps it to DEAD again, so a dead node's children come
-    out dead without a branch; state s's row is row s + 1. A node's code plus a byte is directly
-    the flat index of its transition, and a code is live iff it is at least 256. Over a DFA the
-    table is complete from the start (``trans`` re-coded); over a lazy automaton a row is copied in
-    with ``automaton.row(s)`` the first time a walk meets state s.
-    """
-
-    def __init__(self, automaton: Automaton) -> None:
-        self.automaton = automaton
-        trans = getattr(automaton, "trans", None)
-        self.complete = isinstance(trans, np.ndarray) and trans.ndim == 2 and trans.shape[1] == 256
-        if self.complete:
-            _check_capacity(trans.shape[0] + 1)
-            table = np.zeros((trans.shape[0] + 1, 256), dtype=np.int32)
-            table[1:] = trans
-            table[1:] += 1
-            table[1:] *= 256
-            self.have = np.ones(trans.shape[0] + 1, dtype=bool)
-        else:
-            table = np.zeros((17, 256), dtype=np.int32)
-            self.have = np.zeros(17, dtype=bool)
-            self.have[0] = True  # the DEAD row
-        self.table = table
-        self.flat = table.ravel()
-
-    def ensure(self, codes: np.ndarray) -> np.ndarray:
-        """Make sure every state coded in `codes` (+ any byte) has its row; return the flat table."""
-        if self.complete:
-            return self.flat
-        rows = codes >> 8
-        top = int(rows.max(initial=0))
-        if top >= len(self.have):
-            self._grow(top + 1)
-        missing = rows[~self.have[rows]]
-        if missing.size:
-            for r in np.unique(missing).tolist():
-                row = self.automaton.row(r - 1)
-                top = int(row.max()) + 1
-                if top >= len(self.have):
-                    self._grow(top + 1)
-                self.table[r] = row
-                self.table[r] += 1
-                self.table[r] *= 256
-                self.have[r] = True
-        return self.flat
-
-    def _grow(self, n_rows: int) -> None:
-        capacity = max(n_rows, 2 * len(self.have))
-        _check_capacity(n_rows)
-        capacity = min(capacity, MAX_TABLE_ROWS)
-        table = np.zeros((capacity, 256), dtype=np.int32)
-        have = np.zeros(capacity, dtype=bool)
-        old = len(self.have)
-        table[:old] = self.table
-        have[:old] = self.have
-        self.table, self.have, self.flat = table, have, table.ravel()
-
 
 class _Frontier:
     """The live nodes of one trie level (``lo:lo + size``), in one of two forms: *dense*, a code
@@ -497,7 +434,7 @@ class TokenIndex:
         )
         self._cache_lock = threading.Lock()
         self._walk_lock = threading.Lock()
-        self._table = _Table(automaton)
+        self._table = TransitionTable(automaton)
         self.walked_trie: TokenTrie = self.trie
         """The trie walks go through: the byte trie, or the pattern's class-string trie."""
         self._expansion, self._trie_choice, self._strings = "auto", "auto", True
@@ -680,6 +617,8 @@ class TokenIndex:
         mask = None
         if self._strings:  # (a key state's structure first: it needs no derivative of the state)
             mask = self._named_key_mask(state)
+            if mask is None:
+                mask = self._leaf_mask(state)
             if mask is None:
                 string = self._string_state(state)
                 if string is not None:
@@ -972,6 +911,31 @@ class TokenIndex:
                 mask |= others
         return mask
 
+    def _leaf_mask(self, state: int) -> np.ndarray | None:
+        """The mask of a lazy automaton's state inside a leaf string (`brzozowski.leaves`): its
+        term is the atom of leaf state q followed by what comes after the string, and the tables
+        of q (`leaf_tables`, shared by every schema) give the tokens that stay inside, and those
+        past the closing quote whose rest lives from what follows. None for any other state, a
+        narrow leaf state or a leaf that does not close as a string."""
+        if self._state_of is None:
+            return None
+        head, after = _split(self.automaton.term(state))
+        if head.kind != K_LEAF or head.first.bit_count() < WIDE_LEAF_BYTES:
+            return None
+        return self._leaf_tables_mask(head.table, head.lo, after)
+
+    def _leaf_tables_mask(self, automaton: LeafAutomaton, q: int, after: Term) -> np.ndarray | None:
+        """The tokens allowed in leaf state q followed by `after`, from the tables of q; None if
+        the leaf has none (it does not close as a string)."""
+        tables = leaf_tables(self.trie, automaton, q)
+        if tables is None:
+            return None
+        self.string_masks += 1
+        mask = tables.inside.copy()
+        if _live_term(after, self.automaton.max_states):
+            mask[self._past_the_quote(tables, None, after)] = True
+        return mask
+
     def _string_mask(self, r: int, after: int | Term | None, fewest: int = 0,
                      most: int | None = None) -> np.ndarray:
         """The tokens allowed in a state that behaves as S-state r with after-state `after` (None:
@@ -1007,7 +971,7 @@ class TokenIndex:
         per state)."""
         found = self._rests.get(after)
         if found is None:
-            labels, child_lo, child_count, _ = quote_suffixes(self.trie)
+            labels, child_lo, child_count = quote_suffixes(self.trie)[:3]
             live = [0, *self._below(labels, child_lo, child_count, 0, after)]
             found = self._rests[after] = np.zeros(len(labels), dtype=bool)
             found[live] = True

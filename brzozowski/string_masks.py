@@ -62,11 +62,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, NamedTuple
 
+import cachetools
 import numpy as np
 
 from .alphabet import DEAD
+from .codes import TransitionTable
 from .derivatives import derivative, keep_derivatives
 from .dfa import regex_to_dfa
 from .json_strings import ANY_CHAR, PLAIN_KEY_BITS
@@ -74,10 +77,12 @@ from .schema import STRING
 from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte, concat
 
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
+    from .leaves import LeafAutomaton
     from .vocabulary import VocabTrie
 
-__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "QuoteSuffixes", "StringAutomaton", "StringTables",
-           "build_all_tables", "count_tables", "key_tables", "quote_suffixes", "recognize",
+__all__ = ["LEAF_TABLES", "MAX_PAIRED", "PLAIN_KEY_BYTES", "QuoteSuffixes",
+           "StringAutomaton", "StringTables", "WIDE_LEAF_BYTES", "build_all_tables", "count_tables",
+           "key_tables", "leaf_tables", "quote_suffixes", "recognize",
            "recognize_counted", "string_automaton", "string_tables"]
 
 
@@ -165,6 +170,7 @@ def recognize(row: Callable[[int], np.ndarray], state: int) -> tuple[dict[int, i
 
 
 _QUOTE = byte(ord('"'))
+_MISSING = object()
 _LONGEST_CHARACTER = 12  # bytes of the longest spelling of one character: a surrogate pair's escapes
 
 
@@ -332,34 +338,88 @@ def key_tables(trie: VocabTrie) -> StringTables:
 
 def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int, closed_state: int) -> StringTables:
     """The tables of the automaton `trans` read from state r: where each token stays alive without
-    reaching `closed_state`, the trie nodes where it has just reached it, and the tokens below them
-    (every byte of `closed_state` is DEAD, so no closing node lies below another)."""
-    # Codes as in brzozowski.masks: state t is (t + 1) * 256, DEAD is 0 with a DEAD row.
-    table = np.zeros((len(trans) + 1, 256), dtype=np.int32)
-    table[1:] = (trans + 1) * 256
-    flat = table.ravel()
-    codes = np.zeros(trie.n_nodes + 1, dtype=np.int32)  # + the sentinel (DEAD)
-    codes[0] = (r + 1) * 256
-    for lo, hi, _, level_bytes in trie.level_views:
-        codes[lo:hi] = flat.take(codes[trie.parent[lo:hi]] + level_bytes)
-    closed = (closed_state + 1) * 256
-    closing = np.flatnonzero(codes == closed)
-    inside = ((codes != 0) & (codes != closed)).take(trie.token_node)
-    below = np.full(trie.n_nodes + 1, -1, dtype=np.intp)  # per node: its closing node's index
-    below[closing] = np.arange(len(closing))
-    for lo, hi, _, _ in trie.level_views:
-        level = below[lo:hi]
-        np.copyto(level, below[trie.parent[lo:hi]], where=level < 0)
-    past_closing = below.take(trie.token_node)
-    past_tokens = np.flatnonzero(past_closing >= 0)
-    past_closing = past_closing[past_tokens]
-    depths = np.searchsorted(trie.level_start, closing, side="right") - 1  # bytes up to the quote
-    node_of = quote_suffixes(trie).node_of
-    past_rest = np.array([node_of[trie.tokens[t][d:]] for t, d in
-                          zip(past_tokens.tolist(), depths[past_closing].tolist())], dtype=np.intp)
+    reaching `closed_state`, the trie nodes where it has just reached it (on a quote), and the
+    tokens below them (every byte of `closed_state` is DEAD, so no closing node lies below
+    another)."""
+    return _tables_from_codes(trie, _codes(trie, TransitionTable(SimpleNamespace(trans=trans)), r),
+                              (closed_state + 1) * 256)
+
+
+def _tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int) -> StringTables:
+    """`_build_tables` from the code of every trie node's state and the closed state's code. The
+    automaton closes on a quote (its row then sends every byte to DEAD), so every token at or below
+    a closing node has a quote there: the per-vocabulary `quote_suffixes` list them all."""
+    at_tokens = codes.take(trie.token_node)
+    inside = (at_tokens != 0) & (at_tokens != closed)
+    quotes = quote_suffixes(trie)
+    closes = codes.take(quotes.quote_node) == closed
+    past_tokens, past_rest = quotes.quote_token[closes], quotes.quote_rest[closes]
+    closing = np.unique(quotes.quote_node[closes])  # (every trie node has a token at or below it)
+    past_closing = np.searchsorted(closing, quotes.quote_node[closes])
     tables = StringTables(inside, closing, past_tokens, past_closing, past_rest)
     for array in tables:
         array.setflags(write=False)
+    return tables
+
+
+def _codes(trie: VocabTrie, trans: TransitionTable, r: int) -> np.ndarray:
+    """The code (`brzozowski.codes`) of the state every node of the trie leads to from state r
+    (+ the sentinel node: DEAD), level by level (rows filled as the levels meet their states):
+    a whole level at once while many of its parents live, else only the live parents' children."""
+    codes = np.zeros(trie.n_nodes + 1, dtype=np.int32)
+    codes[0] = (r + 1) * 256
+    live = np.zeros(1, dtype=np.intp)  # the live nodes of the level above
+    for lo, hi, _, level_bytes in trie.level_views:
+        if 8 * len(live) >= hi - lo:
+            parent_codes = codes[trie.parent[lo:hi]]
+            codes[lo:hi] = trans.ensure(parent_codes).take(parent_codes + level_bytes)
+            live = np.flatnonzero(codes[lo:hi]) + lo
+        else:
+            counts = trie.child_count[live]
+            ends_at = np.cumsum(counts)
+            children = np.repeat(trie.child_lo[live] - (ends_at - counts), counts)
+            children += np.arange(int(ends_at[-1]))
+            parent_codes = np.repeat(codes[live], counts)
+            found = trans.ensure(parent_codes).take(parent_codes + trie.byte[children])
+            codes[children] = found
+            live = children[found != 0]
+        if not len(live):
+            break  # every node below is DEAD (0) already
+    return codes
+
+
+LEAF_TABLES = 64
+"""How many leaf states' tables (`leaf_tables`) a vocabulary keeps, least recently used first out:
+~0.25 MB each over o200k_base."""
+
+WIDE_LEAF_BYTES = 32
+"""`leaf_tables` serves leaf states that at least this many first bytes continue (a URI's, a
+hostname's, an e-mail address's characters); a narrower one (a date's digits) has few tokens, and
+an ordinary walk finds them in less time than a pass over the whole trie."""
+
+
+def leaf_tables(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> StringTables | None:
+    """`StringTables` of state q of a leaf automaton whose language closes like a JSON string's
+    (every word ends at the one state whose language is {ε}, which nothing follows), per
+    vocabulary (built on first use, ~3-5 ms over o200k_base, kept in a bounded cache: `LEAF_TABLES`);
+    None if one of the automaton's states accepts and is not that one (a language that may go on
+    after it could end: `LeafAutomaton.closes_once`), or if it closes on a byte other than a quote."""
+    cache = _kept_on(trie, ("leaf-tables",), lambda: (cachetools.LRUCache(maxsize=LEAF_TABLES),))[0]
+    key = (automaton.id, q)
+    with trie.tables_lock:
+        found = cache.get(key, _MISSING)
+    if found is not _MISSING:
+        return found
+    dfa = automaton.dfa
+    closed = (dfa.state_of(EPSILON) + 1) * 256  # (the quote's state: numbering it early changes nothing)
+    codes = _codes(trie, TransitionTable(dfa), q)
+    tables = None
+    if automaton.closes_once():
+        tables = _tables_from_codes(trie, codes, closed)
+        if len(tables.closing) != np.count_nonzero(codes == closed):  # it closed on another byte
+            tables = None
+    with trie.tables_lock:
+        cache[key] = tables
     return tables
 
 
@@ -373,6 +433,14 @@ class QuoteSuffixes(NamedTuple):
     child_count: list[int]
     node_of: dict[bytes, int]
     """The node of each rest."""
+    quote_node: np.ndarray
+    """For every quote of every token (in token order, then by position): the byte-trie node just
+    past it, ..."""
+    quote_token: np.ndarray
+    """... the token, ..."""
+    quote_rest: np.ndarray
+    """... and the token's bytes after it, as a node of this trie (1,344 quotes in 1,141 tokens of
+    o200k_base)."""
 
 
 def quote_suffixes(trie: VocabTrie) -> QuoteSuffixes:
@@ -382,9 +450,16 @@ def quote_suffixes(trie: VocabTrie) -> QuoteSuffixes:
     def build() -> QuoteSuffixes:
         children: list[dict[int, int]] = [{}]
         rest_of = {b"": 0}
-        for data in trie.tokens:
+        quotes: list[tuple[int, int, bytes]] = []  # (node past the quote, token, rest)
+        parent = trie.parent
+        for t, data in enumerate(trie.tokens):
             at = data.find(b'"') if data else -1
+            if at >= 0:
+                path = [int(trie.token_node[t])]  # the nodes of the token's prefixes, longest first
+                while len(path) < len(data):
+                    path.append(int(parent[path[-1]]))
             while at >= 0:
+                quotes.append((path[len(data) - at - 1], t, data[at + 1:]))
                 node = 0
                 for end in range(at + 1, len(data)):
                     child = children[node].get(data[end])
@@ -407,6 +482,12 @@ def quote_suffixes(trie: VocabTrie) -> QuoteSuffixes:
             child_lo[n] = number[below[0][1]] if below else 0
             for b, child in below:
                 labels[number[child]] = b
-        return QuoteSuffixes(bytes(labels), child_lo, child_count,
-                             {rest: number[node] for rest, node in rest_of.items()})
+        node_of = {rest: number[node] for rest, node in rest_of.items()}
+        rows = [(node, t, node_of[rest]) for node, t, rest in quotes]
+        quote_node, quote_token, quote_rest = (np.array([row[i] for row in rows], dtype=np.intp)
+                                               for i in range(3))
+        for array in (quote_node, quote_token, quote_rest):
+            array.setflags(write=False)
+        return QuoteSuffixes(bytes(labels), child_lo, child_count, node_of, quote_node, quote_token,
+                             quote_rest)
     return _kept_on(trie, ("quote-suffixes",), build)

@@ -29,6 +29,9 @@ Invariants:
   one never pay for the search.
 - `nullable` (does the language contain the empty string?) and `widest` (the widest alternation
   inside) are computed once, at construction.
+- **Leaves.** A *leaf* (`leaf`) is an atom standing for one state of a process-wide automaton
+  (`brzozowski.leaves`): the language of that state's term, never empty, so it counts as a term
+  without intersection or complement; its derivatives are the automaton's transitions.
 
 Byte sets are 256-bit Python ints: bit ``b`` set means byte ``b`` is in the set.
 
@@ -73,6 +76,8 @@ import threading
 import weakref
 from _weakref import _remove_dead_weakref  # what weakref.WeakValueDictionary removes keys with
 
+from typing import Protocol
+
 from .alphabet import ALL_BYTES, show_byte_set
 
 __all__ = [
@@ -89,13 +94,14 @@ __all__ = [
     "freeze_long_lived",
     "inter",
     "intern_table_size",
+    "leaf",
     "literal",
     "repeat",
     "star",
 ]
 
 # Kinds of term. Small ints so that interning keys are cheap tuples.
-K_EMPTY, K_EPSILON, K_BYTES, K_CONCAT, K_ALT, K_STAR, K_REPEAT, K_INTER, K_COMPL = range(9)
+K_EMPTY, K_EPSILON, K_BYTES, K_CONCAT, K_ALT, K_STAR, K_REPEAT, K_INTER, K_COMPL, K_LEAF = range(10)
 
 class Term:
     """One interned regex term. Do not call the constructor: use the smart constructors.
@@ -106,7 +112,8 @@ class Term:
 
     Fields by kind: `bits` (byte set); `children` (concat: ``(head, tail)``; alt and inter: the
     operands; star, repeat and compl: ``(body,)``); `lo`, `hi` (repeat bounds, ``hi=None`` for
-    unbounded). `boolean`: an intersection or complement occurs in the term. `empty`: whether the
+    unbounded); a *leaf* (`leaf`): `table`, the process-wide automaton it is a state of, and `lo`,
+    that state. `boolean`: an intersection or complement occurs in the term. `empty`: whether the
     language is empty, once `brzozowski.lazy.is_empty` has found out (None before). `widest`: the
     most operands of any alternation inside the term, itself included (0 if none): the lazy DFA's
     work budget per state reads it. `derivatives` (weakly: byte -> reference; None until the
@@ -125,7 +132,7 @@ class Term:
 
     __slots__ = (
         "kind", "id", "nullable", "first", "bits", "children", "lo", "hi", "derivatives", "classes",
-        "__weakref__", "boolean", "empty", "widest", "alphabet", "key", "kept",
+        "__weakref__", "boolean", "empty", "widest", "alphabet", "key", "kept", "table",
     )
 
     kind: int
@@ -144,6 +151,7 @@ class Term:
     boolean: bool
     empty: bool | None
     widest: int
+    table: LeafTable | None
 
     def __repr__(self) -> str:
         return f"Term({self})"
@@ -217,7 +225,8 @@ def freeze_long_lived() -> int:
 
 
 def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
-          lo: int = 0, hi: int | None = None, known: tuple[bool, int] | None = None) -> Term:
+          lo: int = 0, hi: int | None = None, known: tuple[bool, int] | None = None,
+          table: LeafTable | None = None) -> Term:
     """The live term of `key`, or a new one with these fields. A new term enters the table with
     one atomic ``dict.setdefault``: of two threads making the same term, the one whose entry went
     in first wins and the other gets its term; a dead entry is replaced under the lock."""
@@ -241,6 +250,7 @@ def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, chil
     term.alphabet = None
     term.key = key
     term.empty = None
+    term.table = table
     if known is not None:  # (boolean, widest), from the one operand `_extended` adds
         term.boolean, term.widest = known
     else:
@@ -469,6 +479,34 @@ def compl(term: Term) -> Term:
 
 
 # ----------------------------------------------------------------------------------------------
+# Leaves: states of a process-wide automaton as atoms (brzozowski.leaves).
+
+class LeafTable(Protocol):
+    """What a leaf's automaton offers the term algebra (`brzozowski.leaves.LeafAutomaton`)."""
+
+    id: int
+
+    def derive(self, state: int, b: int) -> Term:
+        """The derivative of the leaf of `state` by byte `b`: a leaf, ε or ∅."""
+
+    def term_of(self, state: int) -> Term:
+        """The term whose language `state` stands for."""
+
+
+def leaf(table: LeafTable, state: int, nullable: bool, first: int, alphabet: tuple[int, ...]) -> Term:
+    """The atom standing for state `state` of the process-wide automaton `table`: the language of
+    ``table.term_of(state)`` (never empty), with its `nullable` and its exact `first`; `alphabet`
+    is a partition of the bytes that refines the classes of every state of `table`. Its
+    derivatives are ``table.derive`` (a table lookup once the automaton knows the transition),
+    so the inside of a leaf costs no term construction in any automaton that reaches it."""
+    term = _make((K_LEAF, table.id, state), K_LEAF, nullable, first, lo=state, known=(False, 0),
+                 table=table)
+    if term.alphabet is None:
+        term.alphabet = alphabet
+    return term
+
+
+# ----------------------------------------------------------------------------------------------
 # Printing: a compact dump in regex-like syntax, for humans and notebooks (not re-parsed).
 
 def _show(term: Term) -> str:
@@ -494,6 +532,8 @@ def _show_pieces(term: Term, context: int | None) -> list[str | tuple[Term, int 
         return ["ε"]
     if kind == K_BYTES:
         return [show_byte_set(term.bits)]
+    if kind == K_LEAF:  # printed as the term it stands for
+        return ["(", (term.table.term_of(term.lo), None), ")"]  # type: ignore[union-attr]
     pieces: list[str | tuple[Term, int | None]]
     if kind == K_CONCAT:
         pieces = [(t, K_CONCAT) for t in _concat_parts(term)]

@@ -189,7 +189,7 @@ def test_the_printed_form_means_what_the_term_means(pattern, data):
 def test_an_automaton_too_large_for_int32_codes_is_refused_naming_the_limit():
     """States are coded as (s + 1) * 256 in int32: at most (2**31 - 1) // 256 - 1 states. A
     zero-stride table of that many rows (no memory) must be refused before anything is allocated."""
-    from brzozowski.masks import MAX_TABLE_ROWS
+    from brzozowski.codes import MAX_TABLE_ROWS
 
     rows = MAX_TABLE_ROWS
     trans = np.broadcast_to(np.zeros(256, dtype=np.int32), (rows, 256))

@@ -1,0 +1,168 @@
+"""Leaves (`brzozowski.leaves`): a format's strings as the states of one process-wide automaton,
+atoms of the term algebra, and the per-vocabulary tables their masks read.
+
+Oracles: the term the leaf stands for (its derivatives, its canonical DFA), the schema compiled
+with the format written out as a plain term, a walk of the trie that reads no table, and the mask
+definition token by token."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brzozowski import DEAD, compile_json_schema, regex_to_dfa
+from brzozowski.derivatives import derivative, derivative_classes, matches
+from brzozowski.json_leaves import json_string_term
+from brzozowski.lazy import LazyDFA
+from brzozowski.leaves import LeafAutomaton, shared_leaf
+from brzozowski.masks import TokenIndex
+from brzozowski.string_masks import leaf_tables
+from brzozowski.syntax import parse
+from brzozowski.terms import EMPTY, EPSILON, K_LEAF, concat, literal
+from brzozowski.vocabulary import Vocabulary
+
+from .test_masks import brute_force_mask, string_tokens
+
+SMALL_FORMATS = ["date", "time", "ipv4", "uuid", "json-pointer", "relative-json-pointer", "duration"]
+
+
+def test_a_format_is_one_shared_atom_whose_derivatives_are_its_automatons_states():
+    """The same format gives the same atom; each derivative is the atom of the automaton's next
+    state, ε once the closing quote is read, ∅ for a byte no string continues with; printed, an
+    atom is the term it stands for."""
+    uri = json_string_term(format="uri")
+    assert uri.kind == K_LEAF and json_string_term(format="uri") is uri
+    automaton = uri.table
+    assert str(uri) == f"({automaton.term_of(uri.lo)})"
+    state, term = automaton.dfa.start, uri
+    for b in b'"ab:c"':
+        state = automaton.dfa.next_state(state, b)
+        term = derivative(term, b)
+        if term is EPSILON:
+            break
+        assert term.kind == K_LEAF and term.table is automaton and term.lo == state
+    assert term is EPSILON and automaton.dfa.term(state) is EPSILON
+    assert derivative(uri, ord("x")) is EMPTY  # a string begins with its quote
+    assert derivative_classes(uri) == derivative_classes(automaton.term_of(uri.lo))
+
+
+@pytest.mark.parametrize("name", SMALL_FORMATS)
+def test_a_format_atom_has_the_canonical_dfa_of_its_term(name):
+    """Explored through its atoms and minimized, a format's automaton is the one of the term the
+    atom stands for: derivatives, classes and `first` of every atom agree with the term's."""
+    atom = json_string_term(format=name)
+    assert atom.kind == K_LEAF
+    assert regex_to_dfa(atom) == regex_to_dfa(atom.table.term_of(atom.lo))
+
+
+def _plain(schema):
+    """The schema compiled with every format written out as its plain term (no atoms)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("brzozowski.json_leaves.shared_leaf", lambda term: term)
+        return compile_json_schema(schema)
+
+
+FORMAT_SCHEMA = {"type": "object", "properties": {
+    "day": {"type": "string", "format": "date"},
+    "ip": {"type": ["string", "null"], "format": "ipv4"},
+    "ids": {"type": "array", "items": {"type": "string", "format": "uuid"}, "maxItems": 2},
+    "short": {"type": "string", "format": "time", "maxLength": 12}},
+    "required": ["day"], "additionalProperties": False}
+
+
+def test_a_schema_with_format_atoms_has_the_canonical_dfa_of_the_plain_schema():
+    lazy, plain = compile_json_schema(FORMAT_SCHEMA), _plain(FORMAT_SCHEMA)
+    assert "format" not in str(plain.term(plain.start))  # (sanity: no atom printed as a name)
+    assert regex_to_dfa(lazy.term(lazy.start)) == regex_to_dfa(plain.term(plain.start))
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet='"\\/:@.%-_?#[]abcdefxyzAZ019 \u00e9', max_size=24))
+@pytest.mark.parametrize("name", ["uri", "hostname", "email", "uri-reference", "json-pointer"])
+def test_large_format_atoms_match_what_their_terms_match(name, text):
+    atom = json_string_term(format=name)
+    term = atom.table.term_of(atom.lo)
+    for data in (text.encode(), b'"' + text.encode(), b'"' + text.encode() + b'"'):
+        assert matches(atom, data) == matches(term, data), data
+
+
+def test_a_leaf_that_goes_on_after_it_accepts_has_no_tables_and_is_walked():
+    """Tables assume a word ends at the one state whose language is {ε} (a closing quote): a leaf
+    whose accepting state may go on (``"[a-z]*"x?``) gets none, and its masks are walked."""
+    odd = parse('"[a-z]*"x?')
+    vocab = [b'"ab', b'"', b'x', b'xy', b'ab"', b'ab"y', b'a"y', b'"y', None]  # none reaches ε
+    vocabulary = Vocabulary(vocab, eos_id=len(vocab) - 1)
+    wide = parse('"[ !#-~]*"x?')  # wide enough for the tables to be tried
+    heads = []
+    for term in (wide, odd):
+        lazy = LazyDFA(concat(shared_leaf(term), literal(b"y")))
+        index = TokenIndex(lazy, vocabulary)
+        for text in (b"", b'"', b'"a', b'"ab"'):
+            state = lazy.step(lazy.start, text)
+            if state != DEAD:
+                assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, len(vocab) - 1)), text
+        heads.append(lazy.term(lazy.step(lazy.start, b'"a')).children[0])
+    for head in heads:
+        assert head.kind == K_LEAF and not head.table.closes_once()
+        assert leaf_tables(vocabulary.trie, head.table, head.lo) is None
+
+
+URL_SCHEMA = {"type": "object", "properties": {
+    "url": {"type": "string", "format": "uri"},
+    "host": {"type": ["string", "null"], "format": "hostname"},
+    "mail": {"type": "array", "items": {"type": "string", "format": "email"}}},
+    "additionalProperties": False}
+URL_TEXTS = [b'{"url":"', b'{"url":"https', b'{"url":"https://ex.co/a?b=', b'{"url":"h:","host":"',
+             b'{"url":"h:","host":"ab.c', b'{"mail":["', b'{"mail":["a.b@', b'{"mail":["a@b","x']
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=string_tokens)
+def test_states_inside_a_wide_format_are_masked_from_the_leaf_tables_as_defined(vocab):
+    """Inside a URI, a hostname or an e-mail address a state's term is an atom followed by what
+    comes after the string: its mask comes from the tables of the atom's state (the tokens that
+    stay inside, and those past the closing quote whose rest lives on), and is the definition,
+    token by token."""
+    vocab = [*vocab, b"https", b"://", b"ex", b".co", b'/a"', b'a"}', b'c",', b'b"]', b'x","',
+             b'@', b'h:', b'","host":"', b'"],"', b'\\u0061', None]
+    eos = len(vocab) - 1
+    lazy = compile_json_schema(URL_SCHEMA)
+    index = TokenIndex(lazy, vocab, eos_id=eos)
+    for text in URL_TEXTS:
+        state = lazy.step(lazy.start, text)
+        assert lazy.term(state).children[0].kind == K_LEAF, text
+        served = index.string_masks
+        mask = index.mask(state)
+        assert index.string_masks == served + 1, text
+        assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), text
+
+
+def test_leaf_tables_over_o200k_are_shared_by_every_schema_and_equal_a_walk():
+    """Over o200k_base: the masks inside a URI and a hostname from the tables equal those of a walk
+    that reads no table; a second schema that names the format reads the same tables (built once
+    per vocabulary and leaf state)."""
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
+    lazy = compile_json_schema(URL_SCHEMA)
+    fast, walked = TokenIndex(lazy, vocabulary), TokenIndex(lazy, vocabulary)
+    walked.set_strategy(strings=False)
+    for text in URL_TEXTS[:5]:
+        state = lazy.step(lazy.start, text)
+        assert np.array_equal(fast.mask(state), walked.mask(state)), text
+    assert fast.string_masks == 5 and walked.string_masks == 0
+    other = compile_json_schema({"type": "array", "items": {"type": "string", "format": "uri"}})
+    state = other.step(other.start, b'["https')
+    atom = other.term(state).children[0]
+    tables = leaf_tables(vocabulary.trie, atom.table, atom.lo)
+    assert tables is leaf_tables(vocabulary.trie, atom.table, atom.lo)
+    assert TokenIndex(other, vocabulary).mask(state)[tables.inside].all()
+
+
+def test_a_leaf_automaton_is_its_terms_language():
+    automaton = LeafAutomaton(parse('"[a-c]{2}"'))
+    start = automaton.atom(automaton.dfa.start)
+    assert start.kind == K_LEAF and automaton.atom(DEAD) is EMPTY
+    assert [matches(start, s) for s in (b'"ab"', b'"a"', b'"abc"', b'"ad"')] == [True, False, False, False]
