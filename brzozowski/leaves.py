@@ -39,6 +39,7 @@ import itertools
 import threading
 
 import cachetools
+import numpy as np
 
 from .alphabet import DEAD
 from .derivatives import alphabet_classes
@@ -64,6 +65,7 @@ class LeafAutomaton:
         self.alphabet = alphabet_classes(term)
         self._first: dict[int, int] = {}  # per state: the bytes that lead somewhere
         self._checked = 0  # states 0.._checked - 1 do not accept, or have the language {ε}
+        self._accepting = np.zeros(1, dtype=bool)  # see accepting_codes
         self._lock = threading.Lock()
 
     def term_of(self, state: int) -> Term:
@@ -99,6 +101,21 @@ class LeafAutomaton:
                     return False
                 self._checked += 1
             return True
+
+    def accepting_codes(self) -> np.ndarray:
+        """Whether each state found so far accepts, indexed by its code
+        (`brzozowski.codes`) >> 8: entry 0 (DEAD) is False, entry s + 1 is state s's."""
+        with self._lock:
+            dfa = self.dfa
+            known = self._accepting
+            if len(known) <= dfa.n_states:
+                grown = np.zeros(dfa.n_states + 1, dtype=bool)
+                grown[: len(known)] = known
+                for state in range(len(known) - 1, dfa.n_states):
+                    grown[state + 1] = dfa.is_accepting(state)
+                grown.setflags(write=False)
+                self._accepting = known = grown
+            return known
 
     def derive(self, state: int, b: int) -> Term:
         """The derivative of the atom of `state` by byte `b`."""

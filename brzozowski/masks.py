@@ -105,13 +105,13 @@ import numpy as np
 
 from .alphabet import ALL_BYTES, DEAD, Automaton, ByteClasses, partition_of
 from .codes import TransitionTable
-from .derivatives import derivative, derivative_classes
+from .derivatives import derivative, derivative_classes, derivative_of_string
 from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
 from .json_strings import PLAIN_KEY_BITS
 from .lazy import is_empty
-from .string_masks import (WIDE_LEAF_BYTES, StringTables, count_tables, key_tables, leaf_tables,
-                           quote_suffixes, recognize, recognize_counted, string_automaton,
-                           string_tables)
+from .leaf_masks import WIDE_LEAF_BYTES, leaf_exits, leaf_tables
+from .string_masks import (StringTables, count_tables, key_tables, quote_suffixes, recognize,
+                           recognize_counted, string_automaton, string_tables)
 from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, Term, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
@@ -351,6 +351,12 @@ def _row_moves(row: np.ndarray) -> _Moves:
                   ALL_BYTES ^ groups.get(DEAD, 0))
 
 
+def _byte_flags(bits: int) -> np.ndarray:
+    """A 256-bit set as a bool per byte."""
+    return np.unpackbits(np.frombuffer(bits.to_bytes(32, "little"), dtype=np.uint8),
+                         bitorder="little").view(bool)
+
+
 def _split(term: Term) -> tuple[Term, Term]:
     """A term as head and tail: a concatenation's two children, else the term and ε."""
     return term.children if term.kind == K_CONCAT else (term, EPSILON)
@@ -447,11 +453,13 @@ class TokenIndex:
         self._next_memo: dict[int, int] = {}  # state * V + token -> next state (dict ops are atomic)
         self.walks = 0  # how many masks were computed (cache misses): for tests and benchmarks
         self.string_masks = 0  # how many of them came from the JSON-string tables
+        self.leaf_masks = 0  # how many from a leaf's tables (brzozowski.leaf_masks)
         self.key_masks = 0  # how many from the plain-key tables (inside an open object's key)
         self._key_steps: dict = {}  # state -> `_key_step` (inside open objects' keys)
         self._key_afters: dict = {}  # state -> `_key_after`
         self._key_nodes: dict = {}  # term -> `_key_node`
         self._rests: dict = {}  # state (a number, or a term) -> `_live_rests` (past a closing quote)
+        self._after_leaves: dict = {}  # term -> `_after_leaf`
 
     def set_strategy(self, expansion: str = "auto", trie: str = "auto", strings: bool = True) -> None:
         """Force how masks are computed (for tests, benchmarks and notebooks: the masks are the
@@ -561,13 +569,14 @@ class TokenIndex:
 
     def cache_info(self) -> dict[str, int]:
         """The mask cache (entries, bytes, budget), how many masks were computed (``walks``; of
-        them ``string_masks`` from the JSON-string tables and ``key_masks`` from the plain-key
-        tables), and the memory of the shared byte trie, of the class-string trie walked (0 if
+        them ``string_masks`` from the JSON-string tables, ``key_masks`` from the plain-key tables
+        and ``leaf_masks`` from a leaf's), and the memory of the shared byte trie, of the class-string trie walked (0 if
         none), of the table."""
         with self._cache_lock:
             return {"entries": len(self._cache), "bytes": int(self._cache.currsize),
                     "budget": self.cache_bytes, "walks": self.walks,
                     "string_masks": self.string_masks, "key_masks": self.key_masks,
+                    "leaf_masks": self.leaf_masks,
                     "trie_bytes": self.trie.nbytes,
                     "class_trie_bytes": (self.walked_trie.nbytes
                                          if self.walked_trie is not self.trie else 0),
@@ -732,9 +741,12 @@ class TokenIndex:
             frontier = None
         return depth, frontier, work, found
 
-    def _walk_state(self, state: int) -> int | Term:
-        """How the walks in Python hold `state`: its term over a lazy automaton, else its number."""
-        return state if self._state_of is None else self.automaton.term(state)
+    def _walk_state(self, state: int | Term) -> int | Term:
+        """How the walks in Python hold `state`: its term over a lazy automaton, else its number
+        (a term given is held as it is)."""
+        if self._state_of is None or state.__class__ is not int:
+            return state
+        return self.automaton.term(state)
 
     def _expand(self, s: int | Term, lo: int, count: int, labels: bytes, nodes: list, states: list) -> int:
         """Append to `nodes` and `states` the children of a node in state `s` (its children are
@@ -911,30 +923,71 @@ class TokenIndex:
                 mask |= others
         return mask
 
-    def _leaf_mask(self, state: int) -> np.ndarray | None:
-        """The mask of a lazy automaton's state inside a leaf string (`brzozowski.leaves`): its
-        term is the atom of leaf state q followed by what comes after the string, and the tables
-        of q (`leaf_tables`, shared by every schema) give the tokens that stay inside, and those
-        past the closing quote whose rest lives from what follows. None for any other state, a
-        narrow leaf state or a leaf that does not close as a string."""
-        if self._state_of is None:
+    # -- states inside a leaf (brzozowski.leaf_masks) --------------------------------------------
+
+    def _leaf_mask(self, state: int) -> np.ndarray | list[int] | None:
+        """The mask of a lazy automaton's state inside a leaf (`brzozowski.leaves`: a format's
+        string, a number): its term is the atom of leaf state q followed by what comes after the
+        leaf's value, and the per-vocabulary tables of q, shared by every schema, give the tokens
+        that stay inside the leaf and those that leave it (`brzozowski.leaf_masks`). None for any
+        other state, or a leaf state the tables do not serve."""
+        if self._state_of is None or self._expansion != "auto":
             return None
         head, after = _split(self.automaton.term(state))
-        if head.kind != K_LEAF or head.first.bit_count() < WIDE_LEAF_BYTES:
+        if head.kind != K_LEAF:
             return None
-        return self._leaf_tables_mask(head.table, head.lo, after)
+        self.leaf_masks += 1
+        if head.first.bit_count() >= WIDE_LEAF_BYTES:
+            return self._leaf_tables_mask(head.table, head.lo, after)
+        return self._leaf_exits_mask(head, after)
 
     def _leaf_tables_mask(self, automaton: LeafAutomaton, q: int, after: Term) -> np.ndarray | None:
-        """The tokens allowed in leaf state q followed by `after`, from the tables of q; None if
-        the leaf has none (it does not close as a string)."""
+        """The tokens allowed in wide leaf state q followed by `after`, from the tables of q; None
+        if the leaf has none (it does not close as a string)."""
         tables = leaf_tables(self.trie, automaton, q)
         if tables is None:
+            self.leaf_masks -= 1
             return None
-        self.string_masks += 1
         mask = tables.inside.copy()
         if _live_term(after, self.automaton.max_states):
             mask[self._past_the_quote(tables, None, after)] = True
         return mask
+
+    def _leaf_exits_mask(self, leaf: Term, after: Term) -> np.ndarray | list[int] | None:
+        """The tokens allowed in narrow leaf state q followed by `after`, from the exits of q: those
+        the leaf reads whole; if q accepts, those `after` allows (walked from its term, kept per
+        term) when no byte both continues the leaf and begins `after` (else None: walked whole);
+        and those that leave the leaf midway and whose rest `after` reads."""
+        exits = leaf_exits(self.trie, leaf.table, leaf.lo)
+        found = [exits.inside]
+        if _live_term(after, self.automaton.max_states):
+            if exits.accepts:
+                if leaf.first & after.first:
+                    self.leaf_masks -= 1
+                    return None
+                found.append(self._after_leaf(after))
+            if len(exits.exit_tokens):
+                starts = _byte_flags(after.first)[exits.exit_bytes]
+                tokens = self.trie.tokens
+                max_states = self.automaton.max_states
+                for t, d in zip(exits.exit_tokens[starts].tolist(), exits.exit_offsets[starts].tolist()):
+                    if _live_term(derivative_of_string(after, tokens[t][d:]), max_states):
+                        found.append(np.array([t], dtype=np.intp))
+        ids = np.unique(np.concatenate(found)) if len(found) > 1 else found[0]
+        if len(ids) <= FEW_TOKENS:
+            return ids.tolist()
+        mask = np.zeros(self.vocab_size, dtype=bool)
+        mask[ids] = True
+        return mask
+
+    def _after_leaf(self, after: Term) -> np.ndarray:
+        """The tokens `after` allows (its term walked as a state's; kept per term, ids ascending)."""
+        found = self._after_leaves.get(after)
+        if found is None:
+            walked = self._walk(after)
+            found = self._after_leaves[after] = (np.array(walked, dtype=np.intp) if walked.__class__ is list
+                                                 else np.flatnonzero(walked))
+        return found
 
     def _string_mask(self, r: int, after: int | Term | None, fewest: int = 0,
                      most: int | None = None) -> np.ndarray:

@@ -65,7 +65,6 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, NamedTuple
 
-import cachetools
 import numpy as np
 
 from .alphabet import DEAD
@@ -77,13 +76,11 @@ from .schema import STRING
 from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte, concat
 
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
-    from .leaves import LeafAutomaton
     from .vocabulary import VocabTrie
 
-__all__ = ["LEAF_TABLES", "MAX_PAIRED", "PLAIN_KEY_BYTES", "QuoteSuffixes",
-           "StringAutomaton", "StringTables", "WIDE_LEAF_BYTES", "build_all_tables", "count_tables",
-           "key_tables", "leaf_tables", "quote_suffixes", "recognize",
-           "recognize_counted", "string_automaton", "string_tables"]
+__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "QuoteSuffixes", "StringAutomaton", "StringTables",
+           "build_all_tables", "codes_from", "count_tables", "key_tables", "kept_on", "quote_suffixes",
+           "recognize", "recognize_counted", "string_automaton", "string_tables", "tables_from_codes"]
 
 
 class StringAutomaton:
@@ -170,7 +167,6 @@ def recognize(row: Callable[[int], np.ndarray], state: int) -> tuple[dict[int, i
 
 
 _QUOTE = byte(ord('"'))
-_MISSING = object()
 _LONGEST_CHARACTER = 12  # bytes of the longest spelling of one character: a surrogate pair's escapes
 
 
@@ -243,7 +239,7 @@ def count_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
     token begins when S reads it from r (int16 per token; meaningful where ``inside`` holds), and
     how many each ``closing`` node's token began before its closing quote (aligned with
     ``closing`` of `string_tables`)."""
-    return _kept_on(trie, ("json-string-counts", r), lambda: _build_counts(trie, r))
+    return kept_on(trie, ("json-string-counts", r), lambda: _build_counts(trie, r))
 
 
 def _build_counts(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
@@ -288,10 +284,10 @@ def string_tables(trie: VocabTrie, r: int) -> StringTables:
     """Per vocabulary and S-state r (built once, ~3 ms over o200k_base, kept on the trie): see
     `StringTables`."""
     s = string_automaton()
-    return _kept_on(trie, ("json-string", r), lambda: _build_tables(trie, s.trans, r, s.closed))
+    return kept_on(trie, ("json-string", r), lambda: _build_tables(trie, s.trans, r, s.closed))
 
 
-def _kept_on(trie: VocabTrie, key: tuple, build: Callable[[], tuple]) -> tuple:
+def kept_on(trie: VocabTrie, key: tuple, build: Callable[[], tuple]) -> tuple:
     """``trie.tables[key]``, built by `build` the first time (once, whatever the threads)."""
     found = trie.tables.get(key)
     if found is not None:
@@ -333,7 +329,7 @@ def key_tables(trie: VocabTrie) -> StringTables:
         key[0, PLAIN_KEY_BYTES] = 0
         key[0, ord('"')] = 1
         return _build_tables(trie, key, 0, 1)
-    return _kept_on(trie, ("plain-key",), build)
+    return kept_on(trie, ("plain-key",), build)
 
 
 def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int, closed_state: int) -> StringTables:
@@ -341,11 +337,11 @@ def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int, closed_state: int)
     reaching `closed_state`, the trie nodes where it has just reached it (on a quote), and the
     tokens below them (every byte of `closed_state` is DEAD, so no closing node lies below
     another)."""
-    return _tables_from_codes(trie, _codes(trie, TransitionTable(SimpleNamespace(trans=trans)), r),
-                              (closed_state + 1) * 256)
+    codes = codes_from(trie, TransitionTable(SimpleNamespace(trans=trans)), r)
+    return tables_from_codes(trie, codes, (closed_state + 1) * 256)
 
 
-def _tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int) -> StringTables:
+def tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int) -> StringTables:
     """`_build_tables` from the code of every trie node's state and the closed state's code. The
     automaton closes on a quote (its row then sends every byte to DEAD), so every token at or below
     a closing node has a quote there: the per-vocabulary `quote_suffixes` list them all."""
@@ -362,7 +358,7 @@ def _tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int) -> Strin
     return tables
 
 
-def _codes(trie: VocabTrie, trans: TransitionTable, r: int) -> np.ndarray:
+def codes_from(trie: VocabTrie, trans: TransitionTable, r: int) -> np.ndarray:
     """The code (`brzozowski.codes`) of the state every node of the trie leads to from state r
     (+ the sentinel node: DEAD), level by level (rows filled as the levels meet their states):
     a whole level at once while many of its parents live, else only the live parents' children."""
@@ -386,41 +382,6 @@ def _codes(trie: VocabTrie, trans: TransitionTable, r: int) -> np.ndarray:
         if not len(live):
             break  # every node below is DEAD (0) already
     return codes
-
-
-LEAF_TABLES = 64
-"""How many leaf states' tables (`leaf_tables`) a vocabulary keeps, least recently used first out:
-~0.25 MB each over o200k_base."""
-
-WIDE_LEAF_BYTES = 32
-"""`leaf_tables` serves leaf states that at least this many first bytes continue (a URI's, a
-hostname's, an e-mail address's characters); a narrower one (a date's digits) has few tokens, and
-an ordinary walk finds them in less time than a pass over the whole trie."""
-
-
-def leaf_tables(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> StringTables | None:
-    """`StringTables` of state q of a leaf automaton whose language closes like a JSON string's
-    (every word ends at the one state whose language is {ε}, which nothing follows), per
-    vocabulary (built on first use, ~3-5 ms over o200k_base, kept in a bounded cache: `LEAF_TABLES`);
-    None if one of the automaton's states accepts and is not that one (a language that may go on
-    after it could end: `LeafAutomaton.closes_once`), or if it closes on a byte other than a quote."""
-    cache = _kept_on(trie, ("leaf-tables",), lambda: (cachetools.LRUCache(maxsize=LEAF_TABLES),))[0]
-    key = (automaton.id, q)
-    with trie.tables_lock:
-        found = cache.get(key, _MISSING)
-    if found is not _MISSING:
-        return found
-    dfa = automaton.dfa
-    closed = (dfa.state_of(EPSILON) + 1) * 256  # (the quote's state: numbering it early changes nothing)
-    codes = _codes(trie, TransitionTable(dfa), q)
-    tables = None
-    if automaton.closes_once():
-        tables = _tables_from_codes(trie, codes, closed)
-        if len(tables.closing) != np.count_nonzero(codes == closed):  # it closed on another byte
-            tables = None
-    with trie.tables_lock:
-        cache[key] = tables
-    return tables
 
 
 class QuoteSuffixes(NamedTuple):
@@ -490,4 +451,4 @@ def quote_suffixes(trie: VocabTrie) -> QuoteSuffixes:
             array.setflags(write=False)
         return QuoteSuffixes(bytes(labels), child_lo, child_count, node_of, quote_node, quote_token,
                              quote_rest)
-    return _kept_on(trie, ("quote-suffixes",), build)
+    return kept_on(trie, ("quote-suffixes",), build)

@@ -18,7 +18,7 @@ from brzozowski.json_leaves import json_string_term
 from brzozowski.lazy import LazyDFA
 from brzozowski.leaves import LeafAutomaton, shared_leaf
 from brzozowski.masks import TokenIndex
-from brzozowski.string_masks import leaf_tables
+from brzozowski.leaf_masks import leaf_tables
 from brzozowski.syntax import parse
 from brzozowski.terms import EMPTY, EPSILON, K_LEAF, concat, literal
 from brzozowski.vocabulary import Vocabulary
@@ -133,9 +133,9 @@ def test_states_inside_a_wide_format_are_masked_from_the_leaf_tables_as_defined(
     for text in URL_TEXTS:
         state = lazy.step(lazy.start, text)
         assert lazy.term(state).children[0].kind == K_LEAF, text
-        served = index.string_masks
+        served = index.leaf_masks
         mask = index.mask(state)
-        assert index.string_masks == served + 1, text
+        assert index.leaf_masks == served + 1, text
         assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), text
 
 
@@ -152,7 +152,7 @@ def test_leaf_tables_over_o200k_are_shared_by_every_schema_and_equal_a_walk():
     for text in URL_TEXTS[:5]:
         state = lazy.step(lazy.start, text)
         assert np.array_equal(fast.mask(state), walked.mask(state)), text
-    assert fast.string_masks == 5 and walked.string_masks == 0
+    assert fast.leaf_masks == 5 and walked.leaf_masks == 0
     other = compile_json_schema({"type": "array", "items": {"type": "string", "format": "uri"}})
     state = other.step(other.start, b'["https')
     atom = other.term(state).children[0]

@@ -1,0 +1,158 @@
+"""Masks of states inside a leaf (`brzozowski.leaves`): per-vocabulary tables of the leaf's states.
+
+A state inside a leaf is a term ``ℓ·T``: the atom of leaf state q, then what follows the leaf's
+value T. What a token does inside the leaf depends on the vocabulary and q alone, so it is
+computed once per vocabulary and leaf state and shared by every schema that holds the leaf; only
+what follows the leaf depends on the schema. Two shapes:
+
+- **Quoted** (a format's strings, `leaf_tables`): the leaf's words end at its closing quote, after
+  which its language is {ε}. The `brzozowski.string_masks.StringTables` of q then say which tokens
+  stay inside and which go past the quote, with their rests: exactly the claim of
+  `brzozowski.string_masks` for S, with the leaf in S's place. Served for *wide* states (a URI's,
+  a hostname's characters: tens of thousands of tokens), where a walk is milliseconds.
+- **Exits** (numbers, and the narrow states of quoted leaves, `leaf_exits`): a token t is allowed
+  in ``ℓ·T`` iff the leaf reads all of t from q without dying (``inside``), or reads a prefix p of
+  t into an accepting state (an *exit*) and T reads the rest. With p empty (q accepts) those are
+  the tokens T allows that begin with a byte the leaf cannot take (then ``∂t(ℓ·T) = ∂t T``: a walk
+  from T, kept per T); every other exit is listed per vocabulary (a token, where it leaves, the
+  byte after), and read against T's first bytes, then T itself. A number's state allows ~1,100
+  tokens of o200k_base, and its walk numbered a state per digit position a token reached.
+
+Both are exact (the brute-force tests hold): the tables are the automaton read on the byte trie.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import cachetools
+import numpy as np
+
+from .codes import TransitionTable
+from .string_masks import StringTables, codes_from, kept_on, tables_from_codes
+from .terms import EPSILON
+
+if TYPE_CHECKING:
+    from .leaves import LeafAutomaton
+    from .vocabulary import VocabTrie
+
+__all__ = ["LEAF_TABLES", "WIDE_LEAF_BYTES", "LeafExits", "leaf_exits", "leaf_tables"]
+
+LEAF_TABLES = 256
+"""How many leaf states' tables (`leaf_tables`, ~0.25 MB each over o200k_base) and exits
+(`leaf_exits`, a few kB) a vocabulary keeps, least recently used first out."""
+
+WIDE_LEAF_BYTES = 32
+"""`leaf_tables` serves leaf states that at least this many first bytes continue (a URI's, a
+hostname's, an e-mail address's characters); a narrower one (a date's digits) has few tokens,
+which `leaf_exits` lists."""
+
+_MISSING = object()
+
+
+def _cached(trie: VocabTrie, key: tuple, build):
+    """``build()`` kept in the vocabulary's bounded cache of leaf tables under `key`."""
+    cache = kept_on(trie, ("leaf-tables",), lambda: (cachetools.LRUCache(maxsize=LEAF_TABLES),))[0]
+    with trie.tables_lock:
+        found = cache.get(key, _MISSING)
+    if found is _MISSING:
+        found = build()
+        with trie.tables_lock:
+            cache[key] = found
+    return found
+
+
+def leaf_tables(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> StringTables | None:
+    """`StringTables` of state q of a leaf automaton whose language closes like a JSON string's
+    (every word ends at the one state whose language is {ε}, which nothing follows), per
+    vocabulary (~3-5 ms over o200k_base on first use); None if one of the automaton's states
+    accepts and is not that one (a language that may go on after it could end:
+    `LeafAutomaton.closes_once`), or if it closes on a byte other than a quote."""
+    def build() -> StringTables | None:
+        dfa = automaton.dfa
+        closed = (dfa.state_of(EPSILON) + 1) * 256  # (the quote's state: numbering it early changes nothing)
+        codes = codes_from(trie, TransitionTable(dfa), q)
+        if not automaton.closes_once():
+            return None
+        tables = tables_from_codes(trie, codes, closed)
+        return tables if len(tables.closing) == np.count_nonzero(codes == closed) else None
+    return _cached(trie, ("quoted", automaton.id, q), build)
+
+
+class LeafExits(NamedTuple):
+    """What the tokens of a vocabulary do in one leaf state (see the module docstring)."""
+
+    inside: np.ndarray
+    """The tokens the leaf reads whole without dying (ids, ascending)."""
+    accepts: bool
+    """Whether the state itself accepts (an exit before any byte)."""
+    exit_tokens: np.ndarray
+    """Every (token, offset) where the leaf, reading the token, is in an accepting state after
+    ``offset`` bytes (0 < offset < its length): the tokens, ..."""
+    exit_offsets: np.ndarray
+    """... the offsets, ..."""
+    exit_bytes: np.ndarray
+    """... and the byte after each (the first of the rest T must read)."""
+
+
+def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
+    """`LeafExits` of leaf state q, per vocabulary (built on first use, kept in the bounded cache
+    of `leaf_tables`): a walk of the live nodes only (a number's state has a few thousand), then of
+    everything below the live nodes that accept (the tokens that leave the leaf there)."""
+    def build() -> LeafExits:
+        table = TransitionTable(automaton.dfa)
+        nodes, codes = np.zeros(1, dtype=np.intp), np.full(1, (q + 1) * 256, dtype=np.int32)
+        live: list[np.ndarray] = []  # per level below the root: its live nodes, ...
+        live_codes: list[np.ndarray] = []  # ... and their codes
+        while len(nodes):
+            children, counts = _children(trie, nodes)
+            parent_codes = np.repeat(codes, counts)
+            found = table.ensure(parent_codes).take(parent_codes + trie.byte[children])
+            alive = found != 0
+            nodes, codes = children[alive], found[alive]
+            live.append(nodes)
+            live_codes.append(codes)
+        accepting = automaton.accepting_codes()  # per code >> 8: the state accepts
+        inside = _tokens_at(trie, np.concatenate(live))
+        tokens, offsets, after = [], [], []
+        for depth, (level, level_codes) in enumerate(zip(live, live_codes), start=1):
+            below = level[accepting[level_codes >> 8]]  # the leaf may end here: every token below leaves
+            children, counts = _children(trie, below)
+            first = trie.byte[children]  # the byte after the exit, carried down
+            while len(children):
+                ending = _tokens_at(trie, children, repeat_of=first)
+                tokens.append(ending[0])
+                after.append(ending[1])
+                offsets.append(np.full(len(ending[0]), depth, dtype=np.intp))
+                grand, counts = _children(trie, children)
+                children, first = grand, np.repeat(first, counts)
+        exits = LeafExits(inside, bool(automaton.dfa.is_accepting(q)), *(
+            np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
+            for arrays in (tokens, offsets, after)))
+        for array in exits:
+            if isinstance(array, np.ndarray):
+                array.setflags(write=False)
+        return exits
+    return _cached(trie, ("exits", automaton.id, q), build)
+
+
+def _children(trie: VocabTrie, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every child of `nodes` (grouped by parent, in order) and how many each node has."""
+    counts = trie.child_count[nodes]
+    ends_at = np.cumsum(counts)
+    children = np.repeat(trie.child_lo[nodes] - (ends_at - counts), counts)
+    children += np.arange(int(ends_at[-1]) if len(ends_at) else 0)
+    return children, counts
+
+
+def _tokens_at(trie: VocabTrie, nodes: np.ndarray, repeat_of: np.ndarray | None = None):
+    """The tokens ending at `nodes` (ascending within each node); with `repeat_of`, also that
+    array's entry of each token's node, as a pair."""
+    counts = trie.token_count[nodes]
+    ends_at = np.cumsum(counts)
+    slots = np.repeat(trie.token_lo[nodes] - (ends_at - counts), counts)
+    slots += np.arange(int(ends_at[-1]) if len(ends_at) else 0)
+    tokens = trie.token_ids[slots]
+    if repeat_of is None:
+        return np.sort(tokens)
+    return tokens, np.repeat(repeat_of, counts)
