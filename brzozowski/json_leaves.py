@@ -139,7 +139,7 @@ def _numbers(build, notes: list[str] | None, **keywords: object) -> Term:
         found, key = None, None
     if found is None:
         made: list[str] = []
-        term = shared_leaf(build(notes=made, **keywords))  # one automaton per bounds, shared
+        term = build(notes=made, **keywords)
         found = (term, tuple(made))
         if key is not None:
             while len(_NUMBER_LEAVES) >= MAX_NUMBER_LEAVES:  # full: the oldest goes

@@ -10,13 +10,14 @@ what follows the leaf depends on the schema. Two shapes:
   stay inside and which go past the quote, with their rests: exactly the claim of
   `brzozowski.string_masks` for S, with the leaf in S's place. Served for *wide* states (a URI's,
   a hostname's characters: tens of thousands of tokens), where a walk is milliseconds.
-- **Exits** (numbers, and the narrow states of quoted leaves, `leaf_exits`): a token t is allowed
-  in ``ℓ·T`` iff the leaf reads all of t from q without dying (``inside``), or reads a prefix p of
-  t into an accepting state (an *exit*) and T reads the rest. With p empty (q accepts) those are
-  the tokens T allows that begin with a byte the leaf cannot take (then ``∂t(ℓ·T) = ∂t T``: a walk
-  from T, kept per T); every other exit is listed per vocabulary (a token, where it leaves, the
-  byte after), and read against T's first bytes, then T itself. A number's state allows ~1,100
-  tokens of o200k_base, and its walk numbered a state per digit position a token reached.
+- **Exits** (the narrow states of quoted leaves: a date's, an IPv4 address's, a UUID's; any leaf,
+  even one that may end before its last byte as a number does, `leaf_exits`): a token t is
+  allowed in ``ℓ·T`` iff the leaf reads all of t from q without dying (``inside``), or reads a
+  prefix p of t into an accepting state (an *exit*) and T reads the rest. With p empty (q
+  accepts) those are the tokens T allows that begin with a byte the leaf cannot take (then
+  ``∂t(ℓ·T) = ∂t T``: a walk from T, kept per T); every other exit is listed per vocabulary (a
+  token, where it leaves, the byte after), and read against T's first bytes, then T itself.
+  (Numbers are not leaves: measured over the benchmark corpus, as leaves their masks cost the same.)
 
 Both are exact (the brute-force tests hold): the tables are the automaton read on the byte trie.
 """
@@ -97,7 +98,7 @@ class LeafExits(NamedTuple):
 
 def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
     """`LeafExits` of leaf state q, per vocabulary (built on first use, kept in the bounded cache
-    of `leaf_tables`): a walk of the live nodes only (a number's state has a few thousand), then of
+    of `leaf_tables`): a walk of the live nodes only (a date's state has a few hundred), then of
     everything below the live nodes that accept (the tokens that leave the leaf there)."""
     def build() -> LeafExits:
         table = TransitionTable(automaton.dfa)
@@ -105,7 +106,7 @@ def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
         live: list[np.ndarray] = []  # per level below the root: its live nodes, ...
         live_codes: list[np.ndarray] = []  # ... and their codes
         while len(nodes):
-            children, counts = _children(trie, nodes)
+            children, counts = trie.children_of(nodes)
             parent_codes = np.repeat(codes, counts)
             found = table.ensure(parent_codes).take(parent_codes + trie.byte[children])
             alive = found != 0
@@ -113,18 +114,18 @@ def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
             live.append(nodes)
             live_codes.append(codes)
         accepting = automaton.accepting_codes()  # per code >> 8: the state accepts
-        inside = _tokens_at(trie, np.concatenate(live))
+        inside = np.sort(trie.tokens_at(np.concatenate(live))[0])
         tokens, offsets, after = [], [], []
         for depth, (level, level_codes) in enumerate(zip(live, live_codes), start=1):
             below = level[accepting[level_codes >> 8]]  # the leaf may end here: every token below leaves
-            children, counts = _children(trie, below)
+            children, counts = trie.children_of(below)
             first = trie.byte[children]  # the byte after the exit, carried down
             while len(children):
-                ending = _tokens_at(trie, children, repeat_of=first)
-                tokens.append(ending[0])
-                after.append(ending[1])
-                offsets.append(np.full(len(ending[0]), depth, dtype=np.intp))
-                grand, counts = _children(trie, children)
+                ending, counts = trie.tokens_at(children)
+                tokens.append(ending)
+                after.append(np.repeat(first, counts))
+                offsets.append(np.full(len(ending), depth, dtype=np.intp))
+                grand, counts = trie.children_of(children)
                 children, first = grand, np.repeat(first, counts)
         exits = LeafExits(inside, bool(automaton.dfa.is_accepting(q)), *(
             np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
@@ -134,25 +135,3 @@ def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
                 array.setflags(write=False)
         return exits
     return _cached(trie, ("exits", automaton.id, q), build)
-
-
-def _children(trie: VocabTrie, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every child of `nodes` (grouped by parent, in order) and how many each node has."""
-    counts = trie.child_count[nodes]
-    ends_at = np.cumsum(counts)
-    children = np.repeat(trie.child_lo[nodes] - (ends_at - counts), counts)
-    children += np.arange(int(ends_at[-1]) if len(ends_at) else 0)
-    return children, counts
-
-
-def _tokens_at(trie: VocabTrie, nodes: np.ndarray, repeat_of: np.ndarray | None = None):
-    """The tokens ending at `nodes` (ascending within each node); with `repeat_of`, also that
-    array's entry of each token's node, as a pair."""
-    counts = trie.token_count[nodes]
-    ends_at = np.cumsum(counts)
-    slots = np.repeat(trie.token_lo[nodes] - (ends_at - counts), counts)
-    slots += np.arange(int(ends_at[-1]) if len(ends_at) else 0)
-    tokens = trie.token_ids[slots]
-    if repeat_of is None:
-        return np.sort(tokens)
-    return tokens, np.repeat(repeat_of, counts)

@@ -249,21 +249,8 @@ class _Reached:
             return alive.take(trie.token_node)
         mask = np.zeros(trie.vocab_size, dtype=bool)
         if total:
-            ends_at = np.cumsum(counts)
-            slots = np.repeat(trie.token_lo[nodes] - (ends_at - counts), counts)
-            slots += np.arange(total)
-            mask[trie.token_ids[slots]] = True
+            mask[trie.tokens_at(nodes)[0]] = True
         return mask
-
-
-def _children(trie: TokenTrie, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every child of `nodes` (grouped by parent, in the order of `nodes`), and how many each
-    node has."""
-    counts = trie.child_count[nodes]
-    ends_at = np.cumsum(counts)
-    children = np.repeat(trie.child_lo[nodes] - (ends_at - counts), counts)
-    children += np.arange(int(ends_at[-1]) if len(ends_at) else 0)
-    return children, counts
 
 
 def _few_tokens(trie: TokenTrie, nodes: list[int]) -> list[int] | None:
@@ -836,7 +823,7 @@ class TokenIndex:
         """The live children of the frontier's live nodes, with their codes."""
         lo, hi = view[0], view[1]
         nodes, codes = frontier.sparse()
-        children, counts = _children(trie, nodes)
+        children, counts = trie.children_of(nodes)
         children, codes = self._step(trie, children, np.repeat(codes, counts))
         return _Frontier(lo, hi - lo, children, codes, len(children))
 
@@ -927,7 +914,7 @@ class TokenIndex:
 
     def _leaf_mask(self, state: int) -> np.ndarray | list[int] | None:
         """The mask of a lazy automaton's state inside a leaf (`brzozowski.leaves`: a format's
-        string, a number): its term is the atom of leaf state q followed by what comes after the
+        string): its term is the atom of leaf state q followed by what comes after the
         leaf's value, and the per-vocabulary tables of q, shared by every schema, give the tokens
         that stay inside the leaf and those that leave it (`brzozowski.leaf_masks`). None for any
         other state, or a leaf state the tables do not serve."""

@@ -371,10 +371,7 @@ def codes_from(trie: VocabTrie, trans: TransitionTable, r: int) -> np.ndarray:
             codes[lo:hi] = trans.ensure(parent_codes).take(parent_codes + level_bytes)
             live = np.flatnonzero(codes[lo:hi]) + lo
         else:
-            counts = trie.child_count[live]
-            ends_at = np.cumsum(counts)
-            children = np.repeat(trie.child_lo[live] - (ends_at - counts), counts)
-            children += np.arange(int(ends_at[-1]))
+            children, counts = trie.children_of(live)
             parent_codes = np.repeat(codes[live], counts)
             found = trans.ensure(parent_codes).take(parent_codes + trie.byte[children])
             codes[children] = found

@@ -47,6 +47,15 @@ _SHARED_TRIES = 4  # how many vocabulary tries `vocab_trie` keeps for reuse
 _SHARED_CLASS_TRIES = 16  # how many class tries (per vocabulary and byte partition) are kept
 
 
+def _ranges(lo: np.ndarray, count: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The indices ``lo[n]:lo[n] + count[n]`` of each of `nodes` in turn, and the counts."""
+    counts = count[nodes]
+    ends_at = np.cumsum(counts)
+    indices = np.repeat(lo[nodes] - (ends_at - counts), counts)
+    indices += np.arange(int(ends_at[-1]) if len(ends_at) else 0)
+    return indices, counts
+
+
 class TokenTrie:
     """A token trie stored level by level in flat numpy arrays (immutable): what a walk reads.
 
@@ -108,6 +117,17 @@ class TokenTrie:
             view = self._token_view = (memoryview(self.token_lo), memoryview(self.token_count),
                                        memoryview(self.token_ids))
         return view
+
+    def children_of(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every child of `nodes` (grouped by parent, in the order of `nodes`), and how many each
+        node has."""
+        return _ranges(self.child_lo, self.child_count, nodes)
+
+    def tokens_at(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The tokens ending at `nodes` (grouped by node, in the order of `nodes`), and how many end
+        at each."""
+        slots, counts = _ranges(self.token_lo, self.token_count, nodes)
+        return self.token_ids[slots], counts
 
     def byte_string(self, node: int) -> bytes:
         """The bytes that lead from the root to `node` (for a class trie: the lowest bytes)."""

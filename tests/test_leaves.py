@@ -166,3 +166,62 @@ def test_a_leaf_automaton_is_its_terms_language():
     start = automaton.atom(automaton.dfa.start)
     assert start.kind == K_LEAF and automaton.atom(DEAD) is EMPTY
     assert [matches(start, s) for s in (b'"ab"', b'"a"', b'"abc"', b'"ad"')] == [True, False, False, False]
+
+
+DATE_SCHEMA = {"type": "object", "properties": {
+    "d": {"type": "string", "format": "date"},
+    "ip": {"type": "array", "items": {"type": "string", "format": "ipv4"}},
+    "id": {"type": ["string", "null"], "format": "uuid"}},
+    "additionalProperties": False}
+DATE_TEXTS = [b'{"d":', b'{"d":"', b'{"d":"2024-0', b'{"d":"2024-02-2', b'{"ip":["', b'{"ip":["10.0.',
+              b'{"ip":["1.2.3.4","9', b'{"id":"12345678-', b'{"id":"12345678-9abc-def0-1234-56789abcde']
+NUMBER_TEXTS = [b"[", b"[0.", b"[49.5", b"[1", b"[12,", b"[12,-", b"[12,11", b"[0,12", b"[3,1"]
+number_tokens = st.lists(
+    st.one_of(
+        st.binary(min_size=1, max_size=5).map(lambda bs: bytes(b'0129-.eE+,}]"kxd:['[b % 18] for b in bs)),
+        st.sampled_from([b'12', b'120', b'1,', b'5}', b'0]', b'3,"', b'1st', b'0.5', b'-1', b'1e5', b'9,"k":[',
+                         b',"x":', b'}', b'],"d":"', b'2024', b'-02', b'-31"}', b'"2', None]),
+    ),
+    min_size=1,
+    max_size=50,
+)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=number_tokens)
+def test_narrow_leaf_states_are_masked_from_their_exits_as_defined(vocab):
+    """A date's, an IPv4 address's or a UUID's states are narrow leaf states, and so is every state
+    of a number made a leaf (``[0-9]+`` may end after any digit: exits midway through a token):
+    their masks come from the exits of the leaf state (the tokens it reads whole, those after
+    which what follows reads the rest, and what follows itself when the state accepts) and are
+    the definition, token by token."""
+    from brzozowski.json_leaves import json_integer_term, json_number_term
+
+    vocab = [*vocab, b",", b",1", b"]", b'",', b'"]', b"-", None]
+    eos = len(vocab) - 1
+    lazy = compile_json_schema(DATE_SCHEMA)
+    numbers = LazyDFA(concat(literal(b"["), shared_leaf(json_number_term(minimum=0, maximum=50)),
+                             literal(b","), shared_leaf(json_integer_term(minimum=-5, maximum=120)),
+                             parse("(,[0-9])*\\]")))
+    for automaton, texts in ((lazy, DATE_TEXTS), (numbers, NUMBER_TEXTS)):
+        index = TokenIndex(automaton, vocab, eos_id=eos)
+        for text in texts:
+            state = automaton.step(automaton.start, text)
+            head = automaton.term(state).children[0]
+            assert head.kind == K_LEAF and head.first.bit_count() < 32, text
+            served = index.leaf_masks
+            mask = index.mask(state)
+            assert index.leaf_masks == served + 1, text
+            assert np.array_equal(mask, brute_force_mask(automaton, state, vocab, eos)), text
+
+
+def test_a_leaf_whose_follower_begins_with_its_own_bytes_is_walked():
+    """When a byte both continues an accepting leaf state and begins what follows (``[0-9]+``
+    then ``[0-9a]``), what follows cannot be walked alone: the state is walked whole."""
+    vocab = [b"1", b"12", b"1a", b"a", b"2a", b"123", None]
+    lazy = LazyDFA(concat(shared_leaf(parse("[0-9]+")), parse("[0-9a]")))
+    index = TokenIndex(lazy, vocab, eos_id=len(vocab) - 1)
+    for text in (b"", b"1", b"12"):
+        state = lazy.step(lazy.start, text)
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, len(vocab) - 1)), text
+    assert index.leaf_masks == 1  # the start does not accept: served; the others walked
