@@ -1055,7 +1055,7 @@ class TokenIndex:
         shape = self._key_shape(term)
         if shape is None:
             return None
-        other_keys, after, listed = shape
+        other_keys, after, listed, shared = shape
         labels, child_lo, child_count = self.trie.python_view()
         handled: list[int] = []  # the closing nodes of N's names: the other keys' quote is DEAD there
         todo = [(other_keys, 0)]  # (a node of O, the trie node of the same bytes)
@@ -1072,19 +1072,24 @@ class TokenIndex:
                     todo.append((child, below))
         found: list[int] = []
         max_states = self.automaton.max_states
-        for name, then in listed:
+        for name, rest in listed:
             node = 0
             for b in name + b'"':
                 node = labels.find(b, child_lo[node], child_lo[node] + child_count[node])
                 if node < 0:
                     break
-            if node >= 0 and _live_term(then, max_states):
+            if node < 0:
+                continue  # no token holds the name and its quote (most names): nothing to walk
+            then = rest if shared is None else concat(rest, shared)
+            if _live_term(then, max_states):
                 found.append(node)
                 found += self._below(labels, child_lo, child_count, node, then)
         return self._key_tables_mask(found, handled, after)
 
-    def _key_shape(self, x: Term) -> tuple[Term, Term, list[tuple[bytes, Term]]] | None:
-        """(O, q·T, the listed (w, Tw·T)) if `x` has the shape `_named_key_mask` reads, else None."""
+    def _key_shape(self, x: Term) -> tuple[Term, Term, list[tuple[bytes, Term]], Term | None] | None:
+        """(O, q·T, the listed (w, Tw), T or None for ε) if `x` has the shape `_named_key_mask`
+        reads, else None (w's member followed by what comes after is Tw·T, built only for a name
+        some token holds with its quote)."""
         options, then = (x,), None
         if x.kind == K_ALT:
             options = x.children
@@ -1116,10 +1121,9 @@ class TokenIndex:
             return None
         if then is not None:
             after = concat(after, then)
-            listed = [(name, concat(rest, then)) for name, rest in listed]
         if not _live_term(after, self.automaton.max_states):
             return None  # no other key goes on: its plain tokens are not all allowed
-        return other_keys, after, listed
+        return other_keys, after, listed, then
 
     def _key_node(self, term: Term) -> dict[int, Term] | None:
         """If `term` is a node of a trie of plain keys, every node below it too (`_key_children`),
