@@ -59,10 +59,10 @@ class TransitionTable:
         """Make sure every state coded in `codes` (+ any byte) has its row; return the flat table."""
         if self.complete:
             return self.flat
-        known = self.automaton.n_states + 1  # every code is a state found so far (or DEAD)
-        if known > len(self.have):
-            self._grow(known)
         rows = codes >> 8
+        top = int(rows.max(initial=0))
+        if top >= len(self.have):
+            self._grow(top + 1)
         have = self.have.take(rows)
         if not have.all():
             for r in np.unique(rows[~have]).tolist():

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, NamedTuple
 import cachetools
 import numpy as np
 
-from .codes import TransitionTable
 from .string_masks import StringTables, codes_from, kept_on, tables_from_codes
 from .terms import EPSILON
 
@@ -72,7 +71,8 @@ def leaf_tables(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> StringTabl
     def build() -> StringTables | None:
         dfa = automaton.dfa
         closed = (dfa.state_of(EPSILON) + 1) * 256  # (the quote's state: numbering it early changes nothing)
-        codes = codes_from(trie, TransitionTable(dfa), q)
+        with automaton.lock:  # (the automaton's transition table is shared, and grows)
+            codes = codes_from(trie, automaton.codes_table(), q)
         if not automaton.closes_once():
             return None
         tables = tables_from_codes(trie, codes, closed)
@@ -101,37 +101,43 @@ def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
     of `leaf_tables`): a walk of the live nodes only (a date's state has a few hundred), then of
     everything below the live nodes that accept (the tokens that leave the leaf there)."""
     def build() -> LeafExits:
-        table = TransitionTable(automaton.dfa)
-        nodes, codes = np.zeros(1, dtype=np.intp), np.full(1, (q + 1) * 256, dtype=np.int32)
-        live: list[np.ndarray] = []  # per level below the root: its live nodes, ...
-        live_codes: list[np.ndarray] = []  # ... and their codes
-        while len(nodes):
-            children, counts = trie.children_of(nodes)
-            parent_codes = np.repeat(codes, counts)
-            found = table.ensure(parent_codes).take(parent_codes + trie.byte[children])
-            alive = found != 0
-            nodes, codes = children[alive], found[alive]
-            live.append(nodes)
-            live_codes.append(codes)
-        accepting = automaton.accepting_codes()  # per code >> 8: the state accepts
-        inside = np.sort(trie.tokens_at(np.concatenate(live))[0])
-        tokens, offsets, after = [], [], []
-        for depth, (level, level_codes) in enumerate(zip(live, live_codes), start=1):
-            below = level[accepting[level_codes >> 8]]  # the leaf may end here: every token below leaves
-            children, counts = trie.children_of(below)
-            first = trie.byte[children]  # the byte after the exit, carried down
-            while len(children):
-                ending, counts = trie.tokens_at(children)
-                tokens.append(ending)
-                after.append(np.repeat(first, counts))
-                offsets.append(np.full(len(ending), depth, dtype=np.intp))
-                grand, counts = trie.children_of(children)
-                children, first = grand, np.repeat(first, counts)
-        exits = LeafExits(inside, bool(automaton.dfa.is_accepting(q)), *(
-            np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
-            for arrays in (tokens, offsets, after)))
-        for array in exits:
-            if isinstance(array, np.ndarray):
-                array.setflags(write=False)
-        return exits
+        with automaton.lock:  # (the automaton's transition table is shared, and grows)
+            return _exits(trie, automaton, q)
     return _cached(trie, ("exits", automaton.id, q), build)
+
+
+def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
+    """`leaf_exits`, built (the caller holds the automaton's lock)."""
+    table = automaton.codes_table()
+    nodes, codes = np.zeros(1, dtype=np.intp), np.full(1, (q + 1) * 256, dtype=np.int32)
+    live: list[np.ndarray] = []  # per level below the root: its live nodes, ...
+    live_codes: list[np.ndarray] = []  # ... and their codes
+    while len(nodes):
+        children, counts = trie.children_of(nodes)
+        parent_codes = np.repeat(codes, counts)
+        found = table.ensure(parent_codes).take(parent_codes + trie.byte[children])
+        alive = found != 0
+        nodes, codes = children[alive], found[alive]
+        live.append(nodes)
+        live_codes.append(codes)
+    accepting = automaton.accepting_codes()  # per code >> 8: the state accepts
+    inside = np.sort(trie.tokens_at(np.concatenate(live))[0])
+    tokens, offsets, after = [], [], []
+    for depth, (level, level_codes) in enumerate(zip(live, live_codes), start=1):
+        below = level[accepting[level_codes >> 8]]  # the leaf may end here: every token below leaves
+        children, counts = trie.children_of(below)
+        first = trie.byte[children]  # the byte after the exit, carried down
+        while len(children):
+            ending, counts = trie.tokens_at(children)
+            tokens.append(ending)
+            after.append(np.repeat(first, counts))
+            offsets.append(np.full(len(ending), depth, dtype=np.intp))
+            grand, counts = trie.children_of(children)
+            children, first = grand, np.repeat(first, counts)
+    exits = LeafExits(inside, bool(automaton.dfa.is_accepting(q)), *(
+        np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
+        for arrays in (tokens, offsets, after)))
+    for array in exits:
+        if isinstance(array, np.ndarray):
+            array.setflags(write=False)
+    return exits

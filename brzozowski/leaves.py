@@ -42,6 +42,7 @@ import cachetools
 import numpy as np
 
 from .alphabet import DEAD
+from .codes import TransitionTable
 from .derivatives import alphabet_classes
 from .lazy import LazyDFA
 from .terms import EMPTY, EPSILON, K_LEAF, Term, leaf
@@ -67,6 +68,21 @@ class LeafAutomaton:
         self._checked = 0  # states 0.._checked - 1 do not accept, or have the language {ε}
         self._accepting = np.zeros(1, dtype=bool)  # see accepting_codes
         self._lock = threading.Lock()
+        self._table_lock = threading.Lock()
+        self._codes: TransitionTable | None = None
+
+    @property
+    def lock(self) -> threading.Lock:
+        """Held while the vocabulary tables read the automaton through `codes_table`."""
+        return self._table_lock
+
+    def codes_table(self) -> TransitionTable:
+        """The automaton's transitions as codes (`brzozowski.codes`), rows filled as tables of
+        `brzozowski.leaf_masks` meet their states: one table for every vocabulary and state, so a
+        row is copied once (use under `lock`)."""
+        if self._codes is None:
+            self._codes = TransitionTable(self.dfa)
+        return self._codes
 
     def term_of(self, state: int) -> Term:
         """The term whose language `state` stands for."""
