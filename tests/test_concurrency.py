@@ -168,3 +168,40 @@ def test_literal_terms_are_shared_across_threads(tiny_switch_interval):
     results = run_together(lambda n, _: literal(b"v%dshared" % n), list(range(50)))
     for terms in results:
         assert all(term is terms[0] for term in terms)
+
+
+def test_threads_masking_inside_one_new_format_leaf_get_the_definition(tiny_switch_interval):
+    """Eight threads compile the same new format leaf (a URI under a length bound no other test
+    uses: a fresh process-wide automaton in every round) into schemas of their own and mask
+    states inside it over one vocabulary: they race on the leaf automaton, its transition table
+    and the vocabulary's leaf tables; every mask is the definition."""
+    from brzozowski import compile_json_schema
+    from brzozowski.vocabulary import Vocabulary
+
+    vocab = [b"https", b"://", b"ex", b".co", b"/a", b"?b=", b"1", b'"', b'"}', b"h", b":", b"x",
+             b"%2", b"\\u0061", None]
+    eos = len(vocab) - 1
+    vocabulary = Vocabulary(vocab, eos_id=eos)
+    texts = [b'{"u":"', b'{"u":"https', b'{"u":"https://ex', b'{"u":"https://ex.co/a?b=1']
+
+    def schema(bound: int) -> dict:
+        return {"type": "object", "properties": {"u": {"type": "string", "format": "uri", "maxLength": bound}},
+                "required": ["u"], "additionalProperties": False}
+
+    def work(bound: int, _index: int) -> list[np.ndarray]:
+        lazy = compile_json_schema(schema(bound))
+        index = TokenIndex(lazy, vocabulary)
+        return [index.mask(lazy.step(lazy.start, text)) for text in texts]
+
+    bounds = [3_000 + 997 * n + random.Random(n).randrange(900) for n in range(3)]
+    for bound, per_thread in zip(bounds, run_together(work, bounds)):
+        lazy = compile_json_schema(schema(bound))
+        expected = []
+        for text in texts:
+            state = lazy.step(lazy.start, text)
+            mask = np.zeros(len(vocab), dtype=bool)
+            for t, data in enumerate(vocab):
+                mask[t] = lazy.is_accepting(state) if t == eos else lazy.step(state, data) != -1
+            expected.append(mask)
+        for masks in per_thread:
+            assert all(np.array_equal(got, want) for got, want in zip(masks, expected)), bound
