@@ -21,7 +21,7 @@ the same derivative, so a DFA state needs one derivative per class, not per byte
     C(∅) = C(ε) = {Σ}          C(S) = {S, Σ∖S}
     C(r·s) = C(r), or C(r) ∧ C(s) when r is nullable
     C(r|s) = C(r&s) = C(r) ∧ C(s)       C(r*) = C(r{m,n}) = C(~r) = C(r)
-    C(leaf(A, q)) = C(the term of A's state q)
+    C(leaf(A, q)) = the classes of A's state q (bytes that lead to one state)
 
 where P ∧ Q is the coarsest common refinement. A partition is a tuple of non-empty, disjoint 256-bit
 sets whose union is all bytes, ordered by their lowest byte. (The classes may be finer than needed,
@@ -265,7 +265,7 @@ def _classes(term: Term) -> tuple[int, ...]:
     if kind == K_BYTES:
         return partition_of((term.bits, ALL_BYTES ^ term.bits))
     if kind == K_LEAF:  # the classes of the state it stands for
-        return derivative_classes(term.table.term_of(term.lo))
+        return term.table.classes(term.lo)
     result = ONE_CLASS
     for t in _needed(term):  # concat: the heads down the spine while nullable; alt: all
         result = meet(result, t.classes)

@@ -34,7 +34,7 @@ from .json_formats import FORMAT_PATTERNS, NARROWER, parse_format
 from .json_numbers import integer_term, number_term
 from .json_strings import ANY_CHAR, string_term
 from .lazy import is_empty
-from .leaves import shared_leaf
+from .leaves import format_leaf, shared_leaf
 from .terms import EMPTY, Term, byte, concat, inter, repeat
 
 __all__ = ["FORMATS", "json_integer_term", "json_number_term", "json_string_term"]
@@ -86,7 +86,8 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
         notes.append(f"{' with '.join(given)}: no string satisfies {'them' if len(given) > 1 else 'it'}{dialects}")
         return EMPTY
     if format is not None:  # the same language in every schema that names it: one automaton
-        return shared_leaf(term)
+        plain = format_leaf(format) if len(parts) == 1 and inside is parts[0][0] else None
+        return shared_leaf(term) if plain is None else plain
     return term
 
 

@@ -30,7 +30,6 @@ import cachetools
 import numpy as np
 
 from .string_masks import StringTables, codes_from, kept_on, tables_from_codes
-from .terms import EPSILON
 
 if TYPE_CHECKING:
     from .leaves import LeafAutomaton
@@ -69,8 +68,10 @@ def leaf_tables(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> StringTabl
     accepts and is not that one (a language that may go on after it could end:
     `LeafAutomaton.closes_once`), or if it closes on a byte other than a quote."""
     def build() -> StringTables | None:
-        dfa = automaton.dfa
-        closed = (dfa.state_of(EPSILON) + 1) * 256  # (the quote's state: numbering it early changes nothing)
+        closed_state = automaton.closed_state()
+        if closed_state is None:
+            return None
+        closed = (closed_state + 1) * 256
         with automaton.lock:  # (the automaton's transition table is shared, and grows)
             codes = codes_from(trie, automaton.codes_table(), q)
         if not automaton.closes_once():

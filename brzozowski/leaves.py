@@ -1,28 +1,32 @@
-"""Leaves: a language many schemas share, as one process-wide lazy automaton whose states are atoms.
+"""Leaves: a language many schemas share, as one process-wide automaton whose states are atoms.
 
 The strings of a ``format`` (``"uri"``, ``"hostname"``, ``"date-time"``…) are one language in every
 schema that names the format, and a large one: every spelling of every character, raw or escaped
 (`brzozowski.json_formats`), 100-8,000 automaton states. Written as a plain term inside each
 schema, every automaton that reads such a string derives that term again, state by state, and
 numbers its states anew (a hostname's first mask created ~240 states, 15 ms). A *leaf* writes
-it once: `shared_leaf(term)` gives an atom of the term algebra (`brzozowski.terms.leaf`) that
-stands for the start state of one process-wide `LeafAutomaton` over `term`; the derivative of
-the atom of state q by byte b is the atom of δ(q, b), read off the automaton's transitions, which
-every schema shares. Masks read such atoms too: per vocabulary and leaf state, what each token does
-inside the string is a table shared by every schema (`brzozowski.masks`).
+it once: an atom of the term algebra (`brzozowski.terms.leaf`) that stands for a state of one
+process-wide `LeafAutomaton`; the derivative of the atom of state q by byte b is the atom of
+δ(q, b), read off the automaton's transitions, which every schema shares. A plain format's
+automaton is its canonical DFA, shipped with the package (`format_leaf`,
+`brzozowski.format_automata`: no derivative is ever taken inside it); a format under a length
+bound or a pattern is a lazy DFA over its term (`shared_leaf`). Masks read such atoms too: per
+vocabulary and leaf state, what each token does inside the string is a table shared by every
+schema (`brzozowski.leaf_masks`).
 
-Invariant. ``leaf(A, q)`` has exactly the language of A's state q, the term A's lazy DFA holds
-for it: its derivative by b is the atom of δ(q, b), ∅ for DEAD and ε for a state whose language
-is {ε} (a string's closing quote read), and its derivative classes are the state's. A's states
-have non-empty languages (its lazy DFA sends empty derivatives to DEAD), so an atom holds no
-empty language, as a term without ``&`` or ``~`` must not. A term with atoms in it therefore has
+Invariant. ``leaf(A, q)`` has exactly the language of A's state q (the term A's lazy DFA holds
+for it, or that of the state of the format's canonical DFA, whose language is the format's term's:
+a test rebuilds every shipped table): its derivative by b is the atom of δ(q, b), ∅ for DEAD and
+ε for a state whose language is {ε} (a string's closing quote read), and its derivative classes
+are the state's. A's states have non-empty languages (a lazy DFA sends empty derivatives to DEAD,
+a canonical DFA has no dead state), so an atom holds no empty language, as a term without ``&`` or ``~`` must not. A term with atoms in it therefore has
 the language it has with their terms in their place: every automaton over it, explored and
 minimized, gives the same canonical tables.
 
-Atoms are interned like every term, by (automaton, state), and die when nothing holds them; the
+Atoms are interned like every term, by (automaton, state), and die when nothing holds them; a lazy
 automaton keeps its states' terms and transitions for as long as the process-wide cache keeps it
 (`LEAF_CACHE` automata, least recently used first out; an atom holds its automaton, so one in use
-outlives its eviction).
+outlives its eviction); a format's table is kept for the life of the process (one per format).
 
 >>> from brzozowski.derivatives import derivative_of_string, matches
 >>> from brzozowski.json_leaves import json_string_term
@@ -31,6 +35,8 @@ outlives its eviction).
 (True, True, False)
 >>> derivative_of_string(date, b'"2024-') is derivative_of_string(json_string_term(format="date"), b'"2024-')
 True
+>>> date.table.name, json_string_term(format="email", max_length=20).table.name
+('date', '')
 """
 
 from __future__ import annotations
@@ -41,13 +47,15 @@ import threading
 import cachetools
 import numpy as np
 
-from .alphabet import DEAD
+from .alphabet import DEAD, partition_of
 from .codes import TransitionTable
-from .derivatives import alphabet_classes
+from .derivatives import alphabet_classes, derivative_classes
+from .dfa import DFA
+from .format_automata import format_dfa
 from .lazy import LazyDFA
 from .terms import EMPTY, EPSILON, K_LEAF, Term, leaf
 
-__all__ = ["LEAF_CACHE", "LeafAutomaton", "shared_leaf"]
+__all__ = ["LEAF_CACHE", "LeafAutomaton", "format_leaf", "shared_leaf"]
 
 LEAF_CACHE = 256
 """How many leaf automata the process keeps (one per distinct format term: a format, with or
@@ -57,19 +65,35 @@ _IDS = itertools.count()
 
 
 class LeafAutomaton:
-    """A lazy DFA over one term, shared by the whole process, whose states are handed out as
-    atoms of the term algebra (see the module docstring)."""
+    """A DFA shared by the whole process whose states are handed out as atoms of the term algebra
+    (see the module docstring): a lazy DFA over a term, or a complete table (a format's shipped
+    canonical DFA, `brzozowski.format_automata`; `name` then says which, for printing)."""
 
-    def __init__(self, term: Term) -> None:
+    def __init__(self, term: Term | None = None, table: DFA | None = None, name: str = "") -> None:
         self.id = next(_IDS)
-        self.dfa = LazyDFA(term)
-        self.alphabet = alphabet_classes(term)
+        self.name = name
         self._first: dict[int, int] = {}  # per state: the bytes that lead somewhere
-        self._checked = 0  # states 0.._checked - 1 do not accept, or have the language {ε}
-        self._accepting = np.zeros(1, dtype=bool)  # see accepting_codes
         self._lock = threading.Lock()
         self._table_lock = threading.Lock()
         self._codes: TransitionTable | None = None
+        self._closes_once: bool | None = None
+        if table is None:
+            assert term is not None
+            self.dfa: LazyDFA | DFA = LazyDFA(term)
+            self.alphabet = alphabet_classes(term)
+            self._checked = 0  # states 0.._checked - 1 do not accept, or have the language {ε}
+            self._accepting = np.zeros(1, dtype=bool)  # see accepting_codes
+            self._closed: int | None = None
+        else:
+            self.dfa = table
+            classes = table.byte_classes
+            self.alphabet = tuple(sum(1 << int(b) for b in np.flatnonzero(classes == k))
+                                  for k in range(int(classes.max()) + 1))
+            self._accepting = np.concatenate(([False], table.accept))
+            self._accepting.setflags(write=False)
+            closed = [s for s in np.flatnonzero(table.accept).tolist() if (table.trans[s] == DEAD).all()]
+            self._closed = closed[0] if closed else None
+            self._closes_once = closed == np.flatnonzero(table.accept).tolist()
 
     @property
     def lock(self) -> threading.Lock:
@@ -78,37 +102,62 @@ class LeafAutomaton:
 
     def codes_table(self) -> TransitionTable:
         """The automaton's transitions as codes (`brzozowski.codes`), rows filled as tables of
-        `brzozowski.leaf_masks` meet their states: one table for every vocabulary and state, so a
-        row is copied once (use under `lock`)."""
+        `brzozowski.leaf_masks` meet their states (all at once for a table): one for every
+        vocabulary and state, so a row is copied once (use under `lock`)."""
         if self._codes is None:
             self._codes = TransitionTable(self.dfa)
         return self._codes
 
     def term_of(self, state: int) -> Term:
-        """The term whose language `state` stands for."""
-        return self.dfa.term(state)
+        """The term whose language `state` stands for (an automaton over a term only)."""
+        return self.dfa.term(state)  # type: ignore[union-attr]
+
+    def describe(self, state: int) -> Term | str:
+        """What prints for the atom of `state`: its term, or the format and state of a table."""
+        if isinstance(self.dfa, LazyDFA):
+            return self.dfa.term(state)
+        return f"⟨{self.name}:{state}⟩"
+
+    def classes(self, state: int) -> tuple[int, ...]:
+        """The derivative classes of the atom of `state` (bytes that lead to one state)."""
+        if isinstance(self.dfa, LazyDFA):
+            return derivative_classes(self.dfa.term(state))
+        groups: dict[int, int] = {}
+        for b, target in enumerate(self.dfa.trans[state].tolist()):
+            groups[target] = groups.get(target, 0) | 1 << b
+        return partition_of(list(groups.values()))
 
     def atom(self, state: int) -> Term:
         """The atom of `state`: ∅ for DEAD, ε for a state whose language is {ε}, else a leaf."""
         if state == DEAD:
             return EMPTY
-        term = self.dfa.term(state)
-        if term is EPSILON:
-            return EPSILON
+        dfa = self.dfa
         first = self._first.get(state)
         if first is None:
-            if term.boolean:  # `first` may hold more under & and ~: ask the transitions
-                row = self.dfa.row(state).tolist()
+            if isinstance(dfa, LazyDFA) and not dfa.term(state).boolean:
+                first = dfa.term(state).first
+            else:  # a table, or a term whose `first` may hold more under & and ~: the transitions
+                row = dfa.row(state).tolist()
                 first = sum(1 << b for b in range(256) if row[b] != DEAD)
-            else:
-                first = term.first
             self._first[state] = first
-        return leaf(self, state, term.nullable, first, self.alphabet)
+        nullable = bool(dfa.is_accepting(state))
+        if nullable and not first:  # the language {ε}: a string's closing quote read
+            return EPSILON
+        return leaf(self, state, nullable, first, self.alphabet)
+
+    def closed_state(self) -> int | None:
+        """The state whose language is {ε} (numbered now over a term if the lazy DFA has not met
+        it: it only changes the order of discovery), or None if there is none."""
+        if isinstance(self.dfa, LazyDFA):
+            return self.dfa.state_of(EPSILON)
+        return self._closed
 
     def closes_once(self) -> bool:
         """Whether every state found so far that accepts has the language {ε} (a JSON string's
         closing quote read): then a word of the language is never a proper prefix of another, and
         a token's bytes leave it exactly where the automaton reaches that state."""
+        if self._closes_once is not None:
+            return self._closes_once
         with self._lock:
             dfa = self.dfa
             while self._checked < dfa.n_states:
@@ -135,7 +184,9 @@ class LeafAutomaton:
 
     def derive(self, state: int, b: int) -> Term:
         """The derivative of the atom of `state` by byte `b`."""
-        return self.atom(self.dfa.next_state(state, b))
+        if isinstance(self.dfa, LazyDFA):
+            return self.atom(self.dfa.next_state(state, b))
+        return self.atom(int(self.dfa.trans[state, b]))
 
 
 _AUTOMATA: cachetools.LRUCache = cachetools.LRUCache(maxsize=LEAF_CACHE)
@@ -152,3 +203,17 @@ def shared_leaf(term: Term) -> Term:
         if automaton is None:
             automaton = _AUTOMATA[term] = LeafAutomaton(term)
     return automaton.atom(automaton.dfa.start)
+
+
+_FORMATS: dict[str, LeafAutomaton | None] = {}
+
+
+def format_leaf(name: str) -> Term | None:
+    """The atom of the start state of format `name`'s shipped canonical DFA
+    (`brzozowski.format_automata`), one automaton per process; None if none is shipped."""
+    with _LOCK:
+        automaton = _FORMATS.get(name, _FORMATS)
+        if automaton is _FORMATS:
+            table = format_dfa(name)
+            automaton = _FORMATS[name] = None if table is None else LeafAutomaton(table=table, name=name)
+    return None if automaton is None else automaton.atom(automaton.dfa.start)

@@ -489,13 +489,16 @@ class LeafTable(Protocol):
     def derive(self, state: int, b: int) -> Term:
         """The derivative of the leaf of `state` by byte `b`: a leaf, ε or ∅."""
 
-    def term_of(self, state: int) -> Term:
-        """The term whose language `state` stands for."""
+    def describe(self, state: int) -> Term | str:
+        """What prints for the atom of `state`: the term it stands for, or a name."""
+
+    def classes(self, state: int) -> tuple[int, ...]:
+        """The derivative classes of the atom of `state`."""
 
 
 def leaf(table: LeafTable, state: int, nullable: bool, first: int, alphabet: tuple[int, ...]) -> Term:
     """The atom standing for state `state` of the process-wide automaton `table`: the language of
-    ``table.term_of(state)`` (never empty), with its `nullable` and its exact `first`; `alphabet`
+    that state (never empty), with its `nullable` and its exact `first`; `alphabet`
     is a partition of the bytes that refines the classes of every state of `table`. Its
     derivatives are ``table.derive`` (a table lookup once the automaton knows the transition),
     so the inside of a leaf costs no term construction in any automaton that reaches it."""
@@ -532,8 +535,9 @@ def _show_pieces(term: Term, context: int | None) -> list[str | tuple[Term, int 
         return ["ε"]
     if kind == K_BYTES:
         return [show_byte_set(term.bits)]
-    if kind == K_LEAF:  # printed as the term it stands for
-        return ["(", (term.table.term_of(term.lo), None), ")"]  # type: ignore[union-attr]
+    if kind == K_LEAF:  # printed as the term it stands for (or its automaton's name and state)
+        shown = term.table.describe(term.lo)  # type: ignore[union-attr]
+        return ["(", (shown, None), ")"] if isinstance(shown, Term) else [shown]
     pieces: list[str | tuple[Term, int | None]]
     if kind == K_CONCAT:
         pieces = [(t, K_CONCAT) for t in _concat_parts(term)]

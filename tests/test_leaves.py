@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from brzozowski import DEAD, compile_json_schema, regex_to_dfa
 from brzozowski.derivatives import derivative, derivative_classes, matches
+from brzozowski.format_automata import build_format_dfa, format_dfa, format_term
+from brzozowski.json_formats import FORMAT_PATTERNS
 from brzozowski.json_leaves import json_string_term
 from brzozowski.lazy import LazyDFA
 from brzozowski.leaves import LeafAutomaton, shared_leaf
@@ -25,35 +27,44 @@ from brzozowski.vocabulary import Vocabulary
 
 from .test_masks import brute_force_mask, string_tokens
 
-SMALL_FORMATS = ["date", "time", "ipv4", "uuid", "json-pointer", "relative-json-pointer", "duration"]
-
-
-def test_a_format_is_one_shared_atom_whose_derivatives_are_its_automatons_states():
-    """The same format gives the same atom; each derivative is the atom of the automaton's next
-    state, ε once the closing quote is read, ∅ for a byte no string continues with; printed, an
-    atom is the term it stands for."""
+def test_a_format_is_one_shared_atom_whose_derivatives_are_its_tables_states():
+    """The same format gives the same atom, a state of its shipped table; each derivative is the
+    atom of the table's next state, ε once the closing quote is read, ∅ for a byte no string
+    continues with; its classes group the bytes by the state they lead to."""
     uri = json_string_term(format="uri")
     assert uri.kind == K_LEAF and json_string_term(format="uri") is uri
     automaton = uri.table
-    assert str(uri) == f"({automaton.term_of(uri.lo)})"
+    assert automaton.dfa == format_dfa("uri") and str(uri) == f"⟨uri:{uri.lo}⟩"
     state, term = automaton.dfa.start, uri
     for b in b'"ab:c"':
-        state = automaton.dfa.next_state(state, b)
+        state = int(automaton.dfa.trans[state, b])
         term = derivative(term, b)
         if term is EPSILON:
             break
         assert term.kind == K_LEAF and term.table is automaton and term.lo == state
-    assert term is EPSILON and automaton.dfa.term(state) is EPSILON
+    assert term is EPSILON and automaton.dfa.is_accepting(state) and (automaton.dfa.trans[state] == DEAD).all()
     assert derivative(uri, ord("x")) is EMPTY  # a string begins with its quote
-    assert derivative_classes(uri) == derivative_classes(automaton.term_of(uri.lo))
+    inside = derivative(uri, ord('"'))
+    for bits in derivative_classes(inside):
+        targets = {int(automaton.dfa.trans[inside.lo, b]) for b in range(256) if (bits >> b) & 1}
+        assert len(targets) == 1
 
 
-@pytest.mark.parametrize("name", SMALL_FORMATS)
-def test_a_format_atom_has_the_canonical_dfa_of_its_term(name):
-    """Explored through its atoms and minimized, a format's automaton is the one of the term the
-    atom stands for: derivatives, classes and `first` of every atom agree with the term's."""
-    atom = json_string_term(format=name)
-    assert atom.kind == K_LEAF
+@pytest.mark.parametrize("name", sorted(FORMAT_PATTERNS))
+def test_each_shipped_format_table_is_the_canonical_dfa_of_its_term(name):
+    """The shipped tables (brzozowski/format_automata.npz) are each format's quoted term explored
+    and minimized (after a change to a format, `python -m brzozowski.format_automata` rewrites
+    them); explored through its atoms, the leaf gives the same DFA again."""
+    shipped = format_dfa(name)
+    assert shipped is not None and shipped == build_format_dfa(name)
+    assert regex_to_dfa(json_string_term(format=name)) == shipped
+
+
+def test_a_format_with_a_length_bound_is_a_leaf_over_its_term():
+    """A format under a length bound is another language: a leaf over its own term (lazy), whose
+    atoms explored give the canonical DFA of that term."""
+    atom = json_string_term(format="time", max_length=12)
+    assert atom.kind == K_LEAF and isinstance(atom.table.dfa, LazyDFA) and str(atom).startswith("(")
     assert regex_to_dfa(atom) == regex_to_dfa(atom.table.term_of(atom.lo))
 
 
@@ -61,6 +72,7 @@ def _plain(schema):
     """The schema compiled with every format written out as its plain term (no atoms)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("brzozowski.json_leaves.shared_leaf", lambda term: term)
+        patch.setattr("brzozowski.json_leaves.format_leaf", lambda name: None)
         return compile_json_schema(schema)
 
 
@@ -82,8 +94,7 @@ def test_a_schema_with_format_atoms_has_the_canonical_dfa_of_the_plain_schema():
 @given(text=st.text(alphabet='"\\/:@.%-_?#[]abcdefxyzAZ019 \u00e9', max_size=24))
 @pytest.mark.parametrize("name", ["uri", "hostname", "email", "uri-reference", "json-pointer"])
 def test_large_format_atoms_match_what_their_terms_match(name, text):
-    atom = json_string_term(format=name)
-    term = atom.table.term_of(atom.lo)
+    atom, term = json_string_term(format=name), format_term(name)
     for data in (text.encode(), b'"' + text.encode(), b'"' + text.encode() + b'"'):
         assert matches(atom, data) == matches(term, data), data
 

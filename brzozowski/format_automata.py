@@ -1,0 +1,79 @@
+"""The canonical DFA of each ``format``'s JSON strings, computed once and shipped with the package.
+
+A format's strings (`brzozowski.json_formats`: every spelling of every character, raw or escaped)
+are the same language in every process. Explored from its term a hostname's automaton has 8,446
+states, an e-mail address's 8,464, and a state costs ~20 derivatives of a large term the first time
+any schema reaches it: 10-25 ms on the first masks inside a hostname. The minimized tables of
+every format (`regex_to_dfa` of the quoted term: start 0, DEAD -1, the state after the closing
+quote accepting with every byte DEAD) ship as ``format_automata.npz`` (columns per byte class,
+~100 kB compressed), so a process reads a format's states from a table from its first mask on
+(`brzozowski.leaves.format_leaf`).
+
+Invariant: the shipped table of each format equals `build_format_dfa` (its quoted term, explored
+and minimized), so its language is exactly the term's; a test rebuilds every table and compares.
+After a change to `brzozowski.json_formats`, regenerate them: ``python -m
+brzozowski.format_automata``.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .dfa import DFA, regex_to_dfa
+from .json_formats import FORMAT_PATTERNS, parse_format
+from .terms import Term, byte, concat
+
+__all__ = ["FORMAT_TABLES", "build_format_dfa", "format_dfa", "format_term", "write_format_tables"]
+
+FORMAT_TABLES = Path(__file__).with_name("format_automata.npz")
+"""The shipped tables: per format, ``<name>:classes`` (uint8[256], each byte's class) and
+``<name>:columns`` (int16[S, classes], DEAD = -1) and ``<name>:accept`` (bool[S])."""
+
+_QUOTE = byte(ord('"'))
+
+
+def format_term(name: str) -> Term:
+    """The JSON texts of the strings of format `name`, with their quotes (no length bound)."""
+    return concat(_QUOTE, parse_format(name)[0], _QUOTE)
+
+
+def build_format_dfa(name: str) -> DFA:
+    """The canonical DFA of `format_term` (explored and minimized: 0.5 s for a hostname)."""
+    return regex_to_dfa(format_term(name))
+
+
+@lru_cache(maxsize=None)
+def format_dfa(name: str) -> DFA | None:
+    """The shipped canonical DFA of format `name` (read on first use), or None if the package
+    ships none for it."""
+    try:
+        with np.load(FORMAT_TABLES) as tables:
+            if f"{name}:columns" not in tables:
+                return None
+            classes = tables[f"{name}:classes"].astype(np.intp)
+            columns = tables[f"{name}:columns"].astype(np.int32)
+            accept = tables[f"{name}:accept"]
+    except OSError:
+        return None
+    return DFA(accept, columns[:, classes])
+
+
+def write_format_tables(path: Path = FORMAT_TABLES) -> None:
+    """Build every format's DFA and write them to `path` (columns per byte class, compressed)."""
+    arrays: dict[str, np.ndarray] = {}
+    for name in sorted(FORMAT_PATTERNS):
+        dfa = build_format_dfa(name)
+        classes = dfa.byte_classes
+        first_of_class = np.array([np.flatnonzero(classes == k)[0] for k in range(int(classes.max()) + 1)])
+        arrays[f"{name}:classes"] = classes.astype(np.uint8)
+        arrays[f"{name}:columns"] = dfa.trans[:, first_of_class].astype(np.int16)
+        arrays[f"{name}:accept"] = dfa.accept
+    np.savez_compressed(path, **arrays)
+
+
+if __name__ == "__main__":  # python -m brzozowski.format_automata [path]
+    write_format_tables(Path(sys.argv[1]) if len(sys.argv) > 1 else FORMAT_TABLES)
