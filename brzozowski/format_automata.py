@@ -27,7 +27,7 @@ from .dfa import DFA, regex_to_dfa
 from .json_formats import FORMAT_PATTERNS, parse_format
 from .terms import Term, byte, concat
 
-__all__ = ["FORMAT_TABLES", "build_format_dfa", "format_dfa", "format_term", "write_format_tables"]
+__all__ = ["FORMAT_TABLES", "FormatTable", "build_format_dfa", "format_dfa", "format_term", "write_format_tables"]
 
 FORMAT_TABLES = Path(__file__).with_name("format_automata.npz")
 """The shipped tables: per format, ``<name>:classes`` (uint8[256], each byte's class) and
@@ -46,20 +46,46 @@ def build_format_dfa(name: str) -> DFA:
     return regex_to_dfa(format_term(name))
 
 
+class FormatTable:
+    """A format's shipped canonical DFA as it is stored: each byte's class, the transitions per
+    class (DEAD = -1) and the accepting states; start 0. What `brzozowski.leaves.LeafAutomaton`
+    reads (a row of 256 transitions on demand: no table of every state is built)."""
+
+    start = 0
+
+    def __init__(self, classes: np.ndarray, columns: np.ndarray, accept: np.ndarray) -> None:
+        self.classes, self.columns, self.accept = classes, columns, accept
+        self.n_states = len(accept)
+        for array in (classes, columns, accept):
+            array.setflags(write=False)
+
+    def row(self, state: int) -> np.ndarray:
+        """The 256 transitions of `state` (int32, DEAD = -1)."""
+        return self.columns[state].take(self.classes).astype(np.int32)
+
+    def next_state(self, state: int, b: int) -> int:
+        return int(self.columns[state, self.classes[b]])
+
+    def is_accepting(self, state: int) -> bool:
+        return bool(self.accept[state])
+
+    def to_dfa(self) -> DFA:
+        """The whole table as a `brzozowski.dfa.DFA` (256 columns per state)."""
+        return DFA(self.accept, self.columns.astype(np.int32)[:, self.classes])
+
+
 @lru_cache(maxsize=None)
-def format_dfa(name: str) -> DFA | None:
-    """The shipped canonical DFA of format `name` (read on first use), or None if the package
-    ships none for it."""
+def format_dfa(name: str) -> FormatTable | None:
+    """The shipped canonical DFA of format `name` (read on first use, ~1 ms), or None if the
+    package ships none for it."""
     try:
         with np.load(FORMAT_TABLES) as tables:
             if f"{name}:columns" not in tables:
                 return None
-            classes = tables[f"{name}:classes"].astype(np.intp)
-            columns = tables[f"{name}:columns"].astype(np.int32)
-            accept = tables[f"{name}:accept"]
+            return FormatTable(tables[f"{name}:classes"].astype(np.intp), tables[f"{name}:columns"],
+                               tables[f"{name}:accept"])
     except OSError:
         return None
-    return DFA(accept, columns[:, classes])
 
 
 def write_format_tables(path: Path = FORMAT_TABLES) -> None:

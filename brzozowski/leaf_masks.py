@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import cachetools
 import numpy as np
 
+from .codes import ClassTable, TransitionTable
 from .string_masks import StringTables, codes_from, kept_on, tables_from_codes
 
 if TYPE_CHECKING:
@@ -71,9 +72,10 @@ def leaf_tables(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> StringTabl
         closed_state = automaton.closed_state()
         if closed_state is None:
             return None
-        closed = (closed_state + 1) * 256
         with automaton.lock:  # (the automaton's transition table is shared, and grows)
-            codes = codes_from(trie, automaton.codes_table(), q)
+            table = automaton.codes_table()
+            codes = codes_from(trie, table, q, _labels(trie, automaton, table))
+        closed = table.code(closed_state)
         if not automaton.closes_once():
             return None
         tables = tables_from_codes(trie, codes, closed)
@@ -110,22 +112,23 @@ def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
 def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
     """`leaf_exits`, built (the caller holds the automaton's lock)."""
     table = automaton.codes_table()
-    nodes, codes = np.zeros(1, dtype=np.intp), np.full(1, (q + 1) * 256, dtype=np.int32)
+    labels = _labels(trie, automaton, table)
+    nodes, codes = np.zeros(1, dtype=np.intp), np.full(1, table.code(q), dtype=np.int32)
     live: list[np.ndarray] = []  # per level below the root: its live nodes, ...
     live_codes: list[np.ndarray] = []  # ... and their codes
     while len(nodes):
         children, counts = trie.children_of(nodes)
         parent_codes = np.repeat(codes, counts)
-        found = table.ensure(parent_codes).take(parent_codes + trie.byte[children])
+        found = table.ensure(parent_codes).take(parent_codes + labels[children])
         alive = found != 0
         nodes, codes = children[alive], found[alive]
         live.append(nodes)
         live_codes.append(codes)
-    accepting = automaton.accepting_codes()  # per code >> 8: the state accepts
+    accepting = automaton.accepting_codes()  # per code >> shift: the state accepts
     inside = np.sort(trie.tokens_at(np.concatenate(live))[0])
     tokens, offsets, after = [], [], []
     for depth, (level, level_codes) in enumerate(zip(live, live_codes), start=1):
-        below = level[accepting[level_codes >> 8]]  # the leaf may end here: every token below leaves
+        below = level[accepting[level_codes >> table.shift]]  # the leaf may end here: all below leave
         children, counts = trie.children_of(below)
         first = trie.byte[children]  # the byte after the exit, carried down
         while len(children):
@@ -142,3 +145,12 @@ def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
         if isinstance(array, np.ndarray):
             array.setflags(write=False)
     return exits
+
+
+def _labels(trie: VocabTrie, automaton: LeafAutomaton, table: TransitionTable | ClassTable) -> np.ndarray:
+    """What each node of the trie adds to its parent's code in `table`: its byte, or (over a
+    `ClassTable`) its byte's class, per vocabulary and automaton (kept in the leaf-table cache)."""
+    if not isinstance(table, ClassTable):
+        return trie.byte
+    return _cached(trie, ("labels", automaton.id),
+                   lambda: table.classes.astype(np.uint8).take(trie.byte))

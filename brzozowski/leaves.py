@@ -48,10 +48,9 @@ import cachetools
 import numpy as np
 
 from .alphabet import DEAD, partition_of
-from .codes import TransitionTable
+from .codes import ClassTable, TransitionTable
 from .derivatives import alphabet_classes, derivative_classes
-from .dfa import DFA
-from .format_automata import format_dfa
+from .format_automata import FormatTable, format_dfa
 from .lazy import LazyDFA
 from .terms import EMPTY, EPSILON, K_LEAF, Term, leaf
 
@@ -66,10 +65,10 @@ _IDS = itertools.count()
 
 class LeafAutomaton:
     """A DFA shared by the whole process whose states are handed out as atoms of the term algebra
-    (see the module docstring): a lazy DFA over a term, or a complete table (a format's shipped
-    canonical DFA, `brzozowski.format_automata`; `name` then says which, for printing)."""
+    (see the module docstring): a lazy DFA over a term, or a format's shipped canonical DFA
+    (`brzozowski.format_automata.FormatTable`; `name` then says which, for printing)."""
 
-    def __init__(self, term: Term | None = None, table: DFA | None = None, name: str = "") -> None:
+    def __init__(self, term: Term | None = None, table: FormatTable | None = None, name: str = "") -> None:
         self.id = next(_IDS)
         self.name = name
         self._first: dict[int, int] = {}  # per state: the bytes that lead somewhere
@@ -79,33 +78,38 @@ class LeafAutomaton:
         self._closes_once: bool | None = None
         if table is None:
             assert term is not None
-            self.dfa: LazyDFA | DFA = LazyDFA(term)
+            self.dfa: LazyDFA | FormatTable = LazyDFA(term)
             self.alphabet = alphabet_classes(term)
             self._checked = 0  # states 0.._checked - 1 do not accept, or have the language {ε}
             self._accepting = np.zeros(1, dtype=bool)  # see accepting_codes
             self._closed: int | None = None
         else:
             self.dfa = table
-            classes = table.byte_classes
-            self.alphabet = tuple(sum(1 << int(b) for b in np.flatnonzero(classes == k))
-                                  for k in range(int(classes.max()) + 1))
+            bits = [0] * (int(table.classes.max()) + 1)
+            for b, k in enumerate(table.classes.tolist()):
+                bits[k] |= 1 << b
+            self.alphabet = partition_of(bits)
             self._accepting = np.concatenate(([False], table.accept))
             self._accepting.setflags(write=False)
-            closed = [s for s in np.flatnonzero(table.accept).tolist() if (table.trans[s] == DEAD).all()]
+            accepting = np.flatnonzero(table.accept)
+            closed = accepting[(table.columns[accepting] == DEAD).all(axis=1)].tolist()
             self._closed = closed[0] if closed else None
-            self._closes_once = closed == np.flatnonzero(table.accept).tolist()
+            self._closes_once = len(closed) == len(accepting)
 
     @property
     def lock(self) -> threading.Lock:
         """Held while the vocabulary tables read the automaton through `codes_table`."""
         return self._table_lock
 
-    def codes_table(self) -> TransitionTable:
-        """The automaton's transitions as codes (`brzozowski.codes`), rows filled as tables of
-        `brzozowski.leaf_masks` meet their states (all at once for a table): one for every
-        vocabulary and state, so a row is copied once (use under `lock`)."""
+    def codes_table(self) -> TransitionTable | ClassTable:
+        """The automaton's transitions as codes (`brzozowski.codes`): for a lazy DFA, rows filled
+        as tables of `brzozowski.leaf_masks` meet their states, one table for every vocabulary and
+        state, so a row is copied once (use under `lock`); for a format's table, over its byte
+        classes, built at once."""
         if self._codes is None:
-            self._codes = TransitionTable(self.dfa)
+            dfa = self.dfa
+            self._codes = (TransitionTable(dfa) if isinstance(dfa, LazyDFA)
+                           else ClassTable(dfa.classes, dfa.columns))
         return self._codes
 
     def term_of(self, state: int) -> Term:
@@ -123,7 +127,7 @@ class LeafAutomaton:
         if isinstance(self.dfa, LazyDFA):
             return derivative_classes(self.dfa.term(state))
         groups: dict[int, int] = {}
-        for b, target in enumerate(self.dfa.trans[state].tolist()):
+        for b, target in enumerate(self.dfa.row(state).tolist()):
             groups[target] = groups.get(target, 0) | 1 << b
         return partition_of(list(groups.values()))
 
@@ -168,8 +172,8 @@ class LeafAutomaton:
             return True
 
     def accepting_codes(self) -> np.ndarray:
-        """Whether each state found so far accepts, indexed by its code
-        (`brzozowski.codes`) >> 8: entry 0 (DEAD) is False, entry s + 1 is state s's."""
+        """Whether each state found so far accepts, indexed by its code in `codes_table` shifted
+        right by the table's ``shift``: entry 0 (DEAD) is False, entry s + 1 is state s's."""
         with self._lock:
             dfa = self.dfa
             known = self._accepting
@@ -184,9 +188,7 @@ class LeafAutomaton:
 
     def derive(self, state: int, b: int) -> Term:
         """The derivative of the atom of `state` by byte `b`."""
-        if isinstance(self.dfa, LazyDFA):
-            return self.atom(self.dfa.next_state(state, b))
-        return self.atom(int(self.dfa.trans[state, b]))
+        return self.atom(self.dfa.next_state(state, b))
 
 
 _AUTOMATA: cachetools.LRUCache = cachetools.LRUCache(maxsize=LEAF_CACHE)

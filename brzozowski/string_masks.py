@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from .alphabet import DEAD
-from .codes import TransitionTable
+from .codes import ClassTable, TransitionTable
 from .derivatives import derivative, keep_derivatives
 from .dfa import regex_to_dfa
 from .json_strings import ANY_CHAR, PLAIN_KEY_BITS
@@ -358,22 +358,27 @@ def tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int) -> String
     return tables
 
 
-def codes_from(trie: VocabTrie, trans: TransitionTable, r: int) -> np.ndarray:
+def codes_from(trie: VocabTrie, trans: TransitionTable | ClassTable, r: int,
+               labels: np.ndarray | None = None) -> np.ndarray:
     """The code (`brzozowski.codes`) of the state every node of the trie leads to from state r
     (+ the sentinel node: DEAD), level by level (rows filled as the levels meet their states):
-    a whole level at once while many of its parents live, else only the live parents' children."""
+    a whole level at once while many of its parents live, else only the live parents' children.
+    `labels`: what each node adds to its parent's code (its byte, the default; its byte's class
+    for a `ClassTable`)."""
+    if labels is None:
+        labels = trie.byte
     codes = np.zeros(trie.n_nodes + 1, dtype=np.int32)
-    codes[0] = (r + 1) * 256
+    codes[0] = trans.code(r)
     live = np.zeros(1, dtype=np.intp)  # the live nodes of the level above
-    for lo, hi, _, level_bytes in trie.level_views:
+    for lo, hi, _, _ in trie.level_views:
         if 8 * len(live) >= hi - lo:
             parent_codes = codes[trie.parent[lo:hi]]
-            codes[lo:hi] = trans.ensure(parent_codes).take(parent_codes + level_bytes)
+            codes[lo:hi] = trans.ensure(parent_codes).take(parent_codes + labels[lo:hi])
             live = np.flatnonzero(codes[lo:hi]) + lo
         else:
             children, counts = trie.children_of(live)
             parent_codes = np.repeat(codes[live], counts)
-            found = trans.ensure(parent_codes).take(parent_codes + trie.byte[children])
+            found = trans.ensure(parent_codes).take(parent_codes + labels[children])
             codes[children] = found
             live = children[found != 0]
         if not len(live):
