@@ -27,7 +27,8 @@ from .dfa import DFA, regex_to_dfa
 from .json_formats import FORMAT_PATTERNS, parse_format
 from .terms import Term, byte, concat
 
-__all__ = ["FORMAT_TABLES", "FormatTable", "build_format_dfa", "format_dfa", "format_term", "write_format_tables"]
+__all__ = ["FORMAT_TABLES", "FormatTable", "build_format_dfa", "format_dfa", "format_term",
+           "write_format_tables"]
 
 FORMAT_TABLES = Path(__file__).with_name("format_automata.npz")
 """The shipped tables: per format, ``<name>:classes`` (uint8[256], each byte's class) and

@@ -19,9 +19,9 @@ for it, or that of the state of the format's canonical DFA, whose language is th
 a test rebuilds every shipped table): its derivative by b is the atom of δ(q, b), ∅ for DEAD and
 ε for a state whose language is {ε} (a string's closing quote read), and its derivative classes
 are the state's. A's states have non-empty languages (a lazy DFA sends empty derivatives to DEAD,
-a canonical DFA has no dead state), so an atom holds no empty language, as a term without ``&`` or ``~`` must not. A term with atoms in it therefore has
-the language it has with their terms in their place: every automaton over it, explored and
-minimized, gives the same canonical tables.
+a canonical DFA has no dead state), so an atom holds no empty language, as a term without ``&``
+or ``~`` must not. A term with atoms in it therefore has the language it has with their terms in
+their place: every automaton over it, explored and minimized, gives the same canonical tables.
 
 Atoms are interned like every term, by (automaton, state), and die when nothing holds them; a lazy
 automaton keeps its states' terms and transitions for as long as the process-wide cache keeps it
@@ -74,7 +74,7 @@ class LeafAutomaton:
         self._first: dict[int, int] = {}  # per state: the bytes that lead somewhere
         self._lock = threading.Lock()
         self._table_lock = threading.Lock()
-        self._codes: TransitionTable | None = None
+        self._codes: TransitionTable | ClassTable | None = None
         self._closes_once: bool | None = None
         if table is None:
             assert term is not None

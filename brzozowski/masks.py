@@ -557,8 +557,8 @@ class TokenIndex:
     def cache_info(self) -> dict[str, int]:
         """The mask cache (entries, bytes, budget), how many masks were computed (``walks``; of
         them ``string_masks`` from the JSON-string tables, ``key_masks`` from the plain-key tables
-        and ``leaf_masks`` from a leaf's), and the memory of the shared byte trie, of the class-string trie walked (0 if
-        none), of the table."""
+        and ``leaf_masks`` from a leaf's), and the memory of the shared byte trie, of the
+        class-string trie walked (0 if none), of the table."""
         with self._cache_lock:
             return {"entries": len(self._cache), "bytes": int(self._cache.currsize),
                     "budget": self.cache_bytes, "walks": self.walks,
