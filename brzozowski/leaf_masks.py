@@ -36,11 +36,12 @@ if TYPE_CHECKING:
     from .leaves import LeafAutomaton
     from .vocabulary import VocabTrie
 
-__all__ = ["LEAF_TABLES", "WIDE_LEAF_BYTES", "LeafExits", "leaf_exits", "leaf_tables"]
+__all__ = ["LEAF_TABLE_BYTES", "WIDE_LEAF_BYTES", "LeafExits", "leaf_exits", "leaf_tables"]
 
-LEAF_TABLES = 256
-"""How many leaf states' tables (`leaf_tables`, ~0.25 MB each over o200k_base) and exits
-(`leaf_exits`, a few kB) a vocabulary keeps, least recently used first out."""
+LEAF_TABLE_BYTES = 32 * 1024 * 1024
+"""How much memory a vocabulary's cache of leaf tables may hold: a wide state's tables
+(`leaf_tables`, ~0.25 MB over o200k_base), a narrow state's exits (`leaf_exits`, a few kB), a
+format's trie labels (0.4 MB); least recently used first out."""
 
 WIDE_LEAF_BYTES = 32
 """`leaf_tables` serves leaf states that at least this many first bytes continue (a URI's, a
@@ -52,7 +53,8 @@ _MISSING = object()
 
 def _cached(trie: VocabTrie, key: tuple, build):
     """``build()`` kept in the vocabulary's bounded cache of leaf tables under `key`."""
-    cache = kept_on(trie, ("leaf-tables",), lambda: (cachetools.LRUCache(maxsize=LEAF_TABLES),))[0]
+    cache = kept_on(trie, ("leaf-tables",),
+                    lambda: (cachetools.LRUCache(maxsize=LEAF_TABLE_BYTES, getsizeof=_nbytes),))[0]
     with trie.tables_lock:
         found = cache.get(key, _MISSING)
     if found is _MISSING:
@@ -62,10 +64,16 @@ def _cached(trie: VocabTrie, key: tuple, build):
     return found
 
 
+def _nbytes(value: object) -> int:
+    """The memory a cached value holds (its arrays'; at least 1)."""
+    arrays = value if isinstance(value, tuple) else (value,)
+    return max(1, sum(a.nbytes for a in arrays if isinstance(a, np.ndarray)))
+
+
 def leaf_tables(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> StringTables | None:
     """`StringTables` of state q of a leaf automaton whose language closes like a JSON string's
     (every word ends at the one state whose language is {ε}, which nothing follows), per
-    vocabulary (~3-5 ms over o200k_base on first use); None if one of the automaton's states
+    vocabulary (~3-6 ms over o200k_base on first use); None if one of the automaton's states
     accepts and is not that one (a language that may go on after it could end:
     `LeafAutomaton.closes_once`), or if it closes on a byte other than a quote."""
     def build() -> StringTables | None:
