@@ -120,14 +120,15 @@ def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
 def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
     """`leaf_exits`, built (the caller holds the automaton's lock)."""
     table = automaton.codes_table()
-    labels = _labels(trie, automaton, table)
+    classes = table.classes if isinstance(table, ClassTable) else None  # (few nodes: no labels kept)
     nodes, codes = np.zeros(1, dtype=np.intp), np.full(1, table.code(q), dtype=np.int32)
     live: list[np.ndarray] = []  # per level below the root: its live nodes, ...
     live_codes: list[np.ndarray] = []  # ... and their codes
     while len(nodes):
         children, counts = trie.children_of(nodes)
         parent_codes = np.repeat(codes, counts)
-        found = table.ensure(parent_codes).take(parent_codes + labels[children])
+        labels = trie.byte[children] if classes is None else classes.take(trie.byte[children])
+        found = table.ensure(parent_codes).take(parent_codes + labels)
         alive = found != 0
         nodes, codes = children[alive], found[alive]
         live.append(nodes)
