@@ -57,8 +57,8 @@ from .terms import EMPTY, EPSILON, K_LEAF, Term, leaf
 __all__ = ["LEAF_CACHE", "LeafAutomaton", "format_leaf", "shared_leaf"]
 
 LEAF_CACHE = 256
-"""How many leaf automata the process keeps (one per distinct format term: a format, with or
-without length bounds or a pattern)."""
+"""How many lazy leaf automata the process keeps (one per distinct term: a format under a length
+bound or a pattern; a plain format's shipped table is kept apart, one per format)."""
 
 _IDS = itertools.count()
 
