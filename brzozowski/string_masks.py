@@ -76,7 +76,7 @@ from .schema import STRING
 from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte, concat
 
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
-    from .vocabulary import VocabTrie
+    from .vocabulary import TokenTrie, VocabTrie
 
 __all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "QuoteSuffixes", "StringAutomaton", "StringTables",
            "build_all_tables", "codes_from", "count_tables", "key_tables", "kept_on", "quote_suffixes",
@@ -341,14 +341,17 @@ def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int, closed_state: int)
     return tables_from_codes(trie, codes, (closed_state + 1) * 256)
 
 
-def tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int) -> StringTables:
+def tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int,
+                      coded: TokenTrie | None = None, quote_nodes: np.ndarray | None = None) -> StringTables:
     """`_build_tables` from the code of every trie node's state and the closed state's code. The
     automaton closes on a quote (its row then sends every byte to DEAD), so every token at or below
-    a closing node has a quote there: the per-vocabulary `quote_suffixes` list them all."""
-    at_tokens = codes.take(trie.token_node)
-    inside = (at_tokens != 0) & (at_tokens != closed)
+    a closing node has a quote there: the per-vocabulary `quote_suffixes` list them all. `coded`:
+    the trie whose nodes `codes` are for, if not `trie` (a class trie of it), and `quote_nodes`
+    its node past each of those quotes."""
     quotes = quote_suffixes(trie)
-    closes = codes.take(quotes.quote_node) == closed
+    at_tokens = codes.take((trie if coded is None else coded).token_node)
+    inside = (at_tokens != 0) & (at_tokens != closed)
+    closes = codes.take(quotes.quote_node if quote_nodes is None else quote_nodes) == closed
     past_tokens, past_rest = quotes.quote_token[closes], quotes.quote_rest[closes]
     closing = np.unique(quotes.quote_node[closes])  # (every trie node has a token at or below it)
     past_closing = np.searchsorted(closing, quotes.quote_node[closes])
@@ -358,7 +361,7 @@ def tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int) -> String
     return tables
 
 
-def codes_from(trie: VocabTrie, trans: TransitionTable | ClassTable, r: int,
+def codes_from(trie: TokenTrie, trans: TransitionTable | ClassTable, r: int,
                labels: np.ndarray | None = None) -> np.ndarray:
     """The code (`brzozowski.codes`) of the state every node of the trie leads to from state r
     (+ the sentinel node: DEAD), level by level (rows filled as the levels meet their states):

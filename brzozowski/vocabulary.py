@@ -41,7 +41,10 @@ import numpy as np
 from .errors import VocabularyError
 from .string_masks import build_all_tables
 
-__all__ = ["TokenTrie", "VocabTrie", "Vocabulary", "class_trie", "shared_class_trie", "vocab_trie"]
+__all__ = [
+    "TokenTrie", "VocabTrie", "Vocabulary", "class_trie", "merged_classes", "shared_class_trie",
+    "vocab_trie",
+]
 
 _SHARED_TRIES = 4  # how many vocabulary tries `vocab_trie` keeps for reuse
 _SHARED_CLASS_TRIES = 16  # how many class tries (per vocabulary and byte partition) are kept
@@ -199,9 +202,10 @@ class Vocabulary:
 
     `tokens`: token id -> bytes, or None for a token that is never allowed (a special token), or a
     prebuilt `VocabTrie`. `eos_id`: the end-of-sequence token (allowed exactly in accepting
-    states), or None. Building it builds the byte trie (~0.3 s over o200k_base, shared with every
-    other `Vocabulary` of the same tokens) and the JSON-string tables (`brzozowski.string_masks`,
-    ~60 ms; both are kept on the trie). Passing a `Vocabulary` to `brzozowski.masks.TokenIndex`
+    states), or None. Building it builds the byte trie (~0.2 s over o200k_base, shared with every
+    other `Vocabulary` of the same tokens), the JSON-string tables (`brzozowski.string_masks`,
+    ~0.1 s) and the class tries of the formats whose strings most often hold wide states
+    (`brzozowski.leaf_masks.prepare_formats`, ~60 ms); all are kept on the trie. Passing a `Vocabulary` to `brzozowski.masks.TokenIndex`
     then costs microseconds per index; passing the token list makes every index look the trie up
     by the tokens' contents (hashing every token: ~10-30 ms over o200k_base).
     """
@@ -212,6 +216,8 @@ class Vocabulary:
         self.trie = vocab_trie(tokens)
         self.eos_id = checked_eos(eos_id, self.trie.vocab_size)
         build_all_tables(self.trie)
+        from .leaf_masks import prepare_formats  # (it reads this module's tries: imported here)
+        prepare_formats(self.trie)
 
     @property
     def tokens(self) -> tuple[bytes | None, ...]:
@@ -237,22 +243,41 @@ def checked_eos(eos_id: Any, vocab_size: int) -> int | None:
     return int(eos_id)
 
 
-def class_trie(trie: TokenTrie, class_of_byte: np.ndarray) -> TokenTrie:
+def class_trie(trie: TokenTrie, class_of_byte: np.ndarray, live: np.ndarray | None = None) -> TokenTrie:
     """The trie of the tokens' *class strings*: bytes of one class (``class_of_byte``, int[256])
     lead to the same states from every state, so tokens whose bytes agree class by class are
     merged. A node's ``byte`` is the lowest byte of its class, so walks run unchanged on it.
+    `live` (bool per class): the classes that lead somewhere from some state; a token with a byte
+    of any other class ends at the sentinel (its nodes from that byte on are left out: an automaton
+    reading it dies there, whatever the state).
     """
+    return merged_classes(trie, class_of_byte, live)[0]
+
+
+def merged_classes(trie: TokenTrie, class_of_byte: np.ndarray,
+                   live: np.ndarray | None = None) -> tuple[TokenTrie, np.ndarray]:
+    """`class_trie`, and the class-trie node of every node of `trie` (its sentinel included: the
+    nodes left out go to the class trie's sentinel)."""
     class_of_byte = np.asarray(class_of_byte, dtype=np.intp)
     n_classes = int(class_of_byte.max()) + 1
     lowest = np.full(n_classes, 256, dtype=np.intp)
     np.minimum.at(lowest, class_of_byte, np.arange(256))
-    merged = np.zeros(trie.n_nodes + 1, dtype=np.intp)  # byte node -> class node
+    live_byte = None if live is None else np.asarray(live, dtype=bool)[class_of_byte]
+    merged = np.full(trie.n_nodes + 1, -1, dtype=np.intp)  # byte node -> class node (-1: left out)
+    merged[0] = 0
     level_start, parents, labels = [0, 1], [np.zeros(1, dtype=np.intp)], [np.zeros(1, dtype=np.intp)]
+    kept = np.zeros(1, dtype=np.intp)  # the nodes of the level above that were kept
     for d in range(1, trie.depth + 1):
-        lo, hi = int(trie.level_start[d]), int(trie.level_start[d + 1])
+        if live_byte is None:
+            nodes = np.arange(int(trie.level_start[d]), int(trie.level_start[d + 1]))
+        else:
+            nodes = trie.children_of(kept)[0]
+            nodes = kept = nodes[live_byte[trie.byte[nodes]]]
+            if not len(nodes):
+                break
         above_lo = level_start[-2]
-        key = (merged[trie.parent[lo:hi]] - above_lo) * n_classes
-        key += class_of_byte[trie.byte[lo:hi]]
+        key = (merged[trie.parent[nodes]] - above_lo) * n_classes
+        key += class_of_byte[trie.byte[nodes]]
         space = (level_start[-1] - above_lo) * n_classes
         if space <= 8 * len(key) + 65536:  # number the distinct keys by marking, not sorting
             seen = np.zeros(space, dtype=bool)
@@ -261,13 +286,13 @@ def class_trie(trie: TokenTrie, class_of_byte: np.ndarray) -> TokenTrie:
             inverse = (np.cumsum(seen) - 1)[key]
         else:
             distinct, inverse = np.unique(key, return_inverse=True)
-        merged[lo:hi] = level_start[-1] + inverse.reshape(-1)
+        merged[nodes] = level_start[-1] + inverse.reshape(-1)
         parents.append(above_lo + distinct // n_classes)
         labels.append(lowest[distinct % n_classes])
         level_start.append(level_start[-1] + len(distinct))
-    merged[trie.n_nodes] = level_start[-1]  # the sentinel
+    merged[merged < 0] = level_start[-1]  # the sentinel: for the left-out nodes and trie's own
     return TokenTrie(trie.vocab_size, level_start, np.concatenate(parents),
-                     np.concatenate(labels), merged[trie.token_node])
+                     np.concatenate(labels), merged[trie.token_node]), merged
 
 
 def _validated(vocab: Sequence[bytes | None]) -> list[bytes | None]:

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from brzozowski import DEAD, LazyDFA, regex_to_dfa
 from brzozowski.errors import MaskError, StateError, TokenError, VocabularyError
 from brzozowski.masks import TokenIndex
-from brzozowski.vocabulary import VocabTrie, Vocabulary, class_trie, vocab_trie
+from brzozowski.vocabulary import VocabTrie, Vocabulary, class_trie, merged_classes, vocab_trie
 
 from .corpus import HAND, HAND_EOS, HAND_MASKS, HAND_STATE_TEXT, HAND_VOCAB, REAL_PATTERNS
 from .strategies import ALPHABET, patterns
@@ -527,6 +527,37 @@ def test_class_trie_merges_exactly_the_tokens_with_equal_class_strings(vocab, cl
                 assert (nodes[i] == nodes[j]) == (a == b)
         if not a:
             assert nodes[i] == merged.n_nodes  # never allowed
+
+
+@settings(max_examples=40, deadline=None)
+@given(vocab=vocabularies, classes=st.binary(min_size=256, max_size=256), dead=st.integers(0, 3))
+def test_a_class_trie_leaves_out_the_tokens_with_a_class_that_leads_nowhere(vocab, classes, dead):
+    """With one class marked as leading nowhere, the tokens holding a byte of it end at the
+    sentinel, the others as in the plain class trie; the node map sends every node of the byte
+    trie to the class node of its bytes' class string (the sentinel past a dead byte)."""
+    trie = VocabTrie(vocab)
+    _, class_of_byte = np.unique([c % 4 for c in classes], return_inverse=True)
+    live = np.ones(int(class_of_byte.max()) + 1, dtype=bool)
+    live[min(dead, len(live) - 1)] = False
+    merged, node_map = merged_classes(trie, class_of_byte, live)
+    strings = [bytes(int(class_of_byte[b]) for b in t) if t else None for t in vocab]
+    kept = [s if s and all(live[c] for c in s) else None for s in strings]
+    prefixes = {s[:i] for s in kept if s for i in range(1, len(s) + 1)}
+    assert merged.n_nodes == 1 + len(prefixes)
+    nodes = merged.token_node.tolist()
+    for i, a in enumerate(kept):
+        for j, b in enumerate(kept):
+            if a and b:
+                assert (nodes[i] == nodes[j]) == (a == b)
+        if not a:
+            assert nodes[i] == merged.n_nodes
+    for node in range(trie.n_nodes):
+        string = bytes(int(class_of_byte[b]) for b in trie.byte_string(node))
+        at = int(node_map[node])
+        if all(live[c] for c in string):
+            assert bytes(int(class_of_byte[b]) for b in merged.byte_string(at)) == string
+        else:
+            assert at == merged.n_nodes
 
 
 # -- the command line ---------------------------------------------------------------------------
