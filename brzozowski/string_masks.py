@@ -78,7 +78,7 @@ from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte, conca
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import TokenTrie, VocabTrie
 
-__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "QuoteSuffixes", "StringAutomaton", "StringTables",
+__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "PYTHON_TAIL_NODES", "QuoteSuffixes", "StringAutomaton", "StringTables",
            "build_all_tables", "codes_from", "count_tables", "key_tables", "kept_on", "quote_suffixes",
            "recognize", "recognize_counted", "string_automaton", "string_tables", "tables_from_codes"]
 
@@ -342,16 +342,22 @@ def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int, closed_state: int)
 
 
 def tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int,
-                      coded: TokenTrie | None = None, quote_nodes: np.ndarray | None = None) -> StringTables:
+                      coded: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> StringTables:
     """`_build_tables` from the code of every trie node's state and the closed state's code. The
     automaton closes on a quote (its row then sends every byte to DEAD), so every token at or below
     a closing node has a quote there: the per-vocabulary `quote_suffixes` list them all. `coded`:
-    the trie whose nodes `codes` are for, if not `trie` (a class trie of it), and `quote_nodes`
-    its node past each of those quotes."""
+    if `codes` are for another trie than `trie` (a class trie of it), the tokens that may live
+    (the others never do), their nodes there, and its node past each of those quotes."""
     quotes = quote_suffixes(trie)
-    at_tokens = codes.take((trie if coded is None else coded).token_node)
-    inside = (at_tokens != 0) & (at_tokens != closed)
-    closes = codes.take(quotes.quote_node if quote_nodes is None else quote_nodes) == closed
+    if coded is None:
+        at_tokens = codes.take(trie.token_node)
+        inside = (at_tokens != 0) & (at_tokens != closed)
+        quote_nodes = quotes.quote_node
+    else:
+        token_ids, token_nodes, quote_nodes = coded
+        inside = np.zeros(trie.vocab_size, dtype=bool)
+        inside[token_ids] = ((codes != 0) & (codes != closed)).take(token_nodes)
+    closes = codes.take(quote_nodes) == closed
     past_tokens, past_rest = quotes.quote_token[closes], quotes.quote_rest[closes]
     closing = np.unique(quotes.quote_node[closes])  # (every trie node has a token at or below it)
     past_closing = np.searchsorted(closing, quotes.quote_node[closes])
@@ -367,13 +373,17 @@ def codes_from(trie: TokenTrie, trans: TransitionTable | ClassTable, r: int,
     (+ the sentinel node: DEAD), level by level (rows filled as the levels meet their states):
     a whole level at once while many of its parents live, else only the live parents' children.
     `labels`: what each node adds to its parent's code (its byte, the default; its byte's class
-    for a `ClassTable`)."""
+    for a `ClassTable`, whose deep levels, a few long tokens' nodes, are read in plain Python)."""
     if labels is None:
         labels = trie.byte
     codes = np.zeros(trie.n_nodes + 1, dtype=np.int32)
     codes[0] = trans.code(r)
     live = np.zeros(1, dtype=np.intp)  # the live nodes of the level above
+    widest = 1  # the most live nodes of a level so far
     for lo, hi, _, _ in trie.level_views:
+        if len(live) <= PYTHON_TAIL_NODES < widest and isinstance(trans, ClassTable):
+            _codes_below(trie, trans.flat, labels, live, codes)  # the tail, past the wide levels
+            break
         if 8 * len(live) >= hi - lo:
             parent_codes = codes[trie.parent[lo:hi]]
             codes[lo:hi] = trans.ensure(parent_codes).take(parent_codes + labels[lo:hi])
@@ -384,9 +394,32 @@ def codes_from(trie: TokenTrie, trans: TransitionTable | ClassTable, r: int,
             found = trans.ensure(parent_codes).take(parent_codes + labels[children])
             codes[children] = found
             live = children[found != 0]
+        widest = max(widest, len(live))
         if not len(live):
             break  # every node below is DEAD (0) already
     return codes
+
+
+PYTHON_TAIL_NODES = 32
+"""`codes_from` reads the nodes below at most this many live nodes of a level in plain Python (the
+few long tokens, a hundred levels deep: a numpy call per level costs more than its nodes)."""
+
+
+def _codes_below(trie: TokenTrie, flat: np.ndarray, labels: np.ndarray, nodes: np.ndarray,
+                 codes: np.ndarray) -> None:
+    """Fill `codes` below `nodes` (live, their codes set) from a complete flat table, node by node
+    in plain Python (memoryviews: indexing them gives Python ints)."""
+    _, child_lo, child_count = trie.python_view()
+    table, label, code_of = memoryview(flat), memoryview(labels), memoryview(codes)
+    todo = nodes.tolist()
+    while todo:
+        node = todo.pop()
+        code = code_of[node]
+        lo = child_lo[node]
+        for child in range(lo, lo + child_count[node]):
+            found = code_of[child] = table[code + label[child]]
+            if found:
+                todo.append(child)
 
 
 class QuoteSuffixes(NamedTuple):

@@ -20,7 +20,7 @@ from brzozowski.json_leaves import json_string_term
 from brzozowski.lazy import LazyDFA
 from brzozowski.leaves import LeafAutomaton, shared_leaf
 from brzozowski.masks import TokenIndex
-from brzozowski.leaf_masks import leaf_tables
+from brzozowski.leaf_masks import format_trie, leaf_tables
 from brzozowski.syntax import parse
 from brzozowski.terms import EMPTY, EPSILON, K_LEAF, concat, literal
 from brzozowski.vocabulary import Vocabulary
@@ -171,6 +171,69 @@ def test_leaf_tables_over_o200k_are_shared_by_every_schema_and_equal_a_walk():
     tables = leaf_tables(vocabulary.trie, atom.table, atom.lo)
     assert tables is leaf_tables(vocabulary.trie, atom.table, atom.lo)
     assert TokenIndex(other, vocabulary).mask(state)[tables.inside].all()
+
+
+@pytest.mark.parametrize("name, text", [("uri", b'"https://ex.co/a?b='), ("hostname", b'"db-01.ab'),
+                                        ("email", b'"a.b@c')])
+def test_leaf_tables_over_o200k_read_from_the_format_trie_are_the_tables_by_definition(name, text):
+    """Over o200k_base, at each state along `text`: the tokens inside the format (read whole
+    without dying or closing) and those past its closing quote, with their rests, from tables
+    built over the format's class trie (`format_trie`: its dead classes left out, its deep levels
+    read in plain Python), equal those of each token read byte by byte from the state."""
+    from brzozowski.string_masks import quote_suffixes
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    trie = Vocabulary(*load_tiktoken_vocab("o200k_base")).trie
+    automaton = json_string_term(format=name).table
+    assert format_trie(trie, automaton) is not None
+    table = automaton.dfa
+    rows = [row[table.classes].tolist() for row in table.columns]
+    closed = automaton.closed_state()
+    rest_of = {node: rest for rest, node in quote_suffixes(trie).node_of.items()}
+    rest_of[0] = b""
+    state = table.start
+    for b in text:
+        state = table.next_state(state, b)
+        tables = leaf_tables(trie, automaton, state)
+        inside, past = [], set()
+        for t, data in enumerate(trie.tokens):
+            q = state
+            for i, c in enumerate(data or b""):
+                q = rows[q][c]
+                if q == DEAD or q == closed:
+                    break
+            if data and q != DEAD and q != closed:
+                inside.append(t)
+            elif data and q == closed:
+                past.add((t, data[i + 1:]))
+        assert np.flatnonzero(tables.inside).tolist() == inside
+        assert {(t, rest_of[r]) for t, r in zip(tables.past_tokens.tolist(), tables.past_rest.tolist())} == past
+
+
+@settings(max_examples=30, deadline=None)
+@given(long=st.lists(st.text(alphabet='ab-.:/?=%09"', min_size=12, max_size=40), min_size=1, max_size=8),
+       text=st.sampled_from([b'"', b'"h', b'"http://a', b'"a:b/c?d=']))
+def test_the_deep_levels_of_a_format_trie_read_in_python_give_the_codes_numpy_gives(long, text):
+    """`codes_from` reads the levels below a few live nodes in plain Python once the walk has been
+    wide: the codes equal those of the walk level by level in numpy (48 two-byte tokens make the
+    levels wide, a few long ones the deep tail)."""
+    from brzozowski import string_masks
+
+    vocab = [bytes([a, b]) for a in b"abcdefgh" for b in b"ab-.:/"] + [t.encode() for t in long]
+    trie = Vocabulary(vocab).trie
+    automaton = json_string_term(format="uri").table
+    classes = format_trie(trie, automaton)
+    table = automaton.codes_table()
+    state = automaton.dfa.start
+    for b in text:
+        state = automaton.dfa.next_state(state, b)
+    codes = string_masks.codes_from(classes.trie, table, state, classes.labels)
+    levels = string_masks.PYTHON_TAIL_NODES
+    try:
+        string_masks.PYTHON_TAIL_NODES = -1
+        assert np.array_equal(codes, string_masks.codes_from(classes.trie, table, state, classes.labels))
+    finally:
+        string_masks.PYTHON_TAIL_NODES = levels
 
 
 def test_a_leaf_automaton_is_its_terms_language():

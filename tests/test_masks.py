@@ -533,8 +533,9 @@ def test_class_trie_merges_exactly_the_tokens_with_equal_class_strings(vocab, cl
 @given(vocab=vocabularies, classes=st.binary(min_size=256, max_size=256), dead=st.integers(0, 3))
 def test_a_class_trie_leaves_out_the_tokens_with_a_class_that_leads_nowhere(vocab, classes, dead):
     """With one class marked as leading nowhere, the tokens holding a byte of it end at the
-    sentinel, the others as in the plain class trie; the node map sends every node of the byte
-    trie to the class node of its bytes' class string (the sentinel past a dead byte)."""
+    sentinel, the others as in the plain class trie, whose nodes are the class strings of the
+    tokens' prefixes without it; the node map sends every node of the byte trie to the class node
+    of its bytes' class string (the sentinel past a dead byte)."""
     trie = VocabTrie(vocab)
     _, class_of_byte = np.unique([c % 4 for c in classes], return_inverse=True)
     live = np.ones(int(class_of_byte.max()) + 1, dtype=bool)
@@ -542,7 +543,7 @@ def test_a_class_trie_leaves_out_the_tokens_with_a_class_that_leads_nowhere(voca
     merged, node_map = merged_classes(trie, class_of_byte, live)
     strings = [bytes(int(class_of_byte[b]) for b in t) if t else None for t in vocab]
     kept = [s if s and all(live[c] for c in s) else None for s in strings]
-    prefixes = {s[:i] for s in kept if s for i in range(1, len(s) + 1)}
+    prefixes = {s[:i] for s in strings if s for i in range(1, len(s) + 1) if all(live[c] for c in s[:i])}
     assert merged.n_nodes == 1 + len(prefixes)
     nodes = merged.token_node.tolist()
     for i, a in enumerate(kept):
