@@ -62,9 +62,12 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
         if not isinstance(format, str) or format not in FORMATS:
             raise SchemaError(f"format {format!r} is not implemented (implemented: {', '.join(sorted(FORMATS))})",
                               "", "format")
-        parts.append(parse_format(format))
         if notes is not None and format in NARROWER:
             notes.append(f"format {format}: {NARROWER[format]}")
+        plain = format_leaf(format) if pattern is None and not lengths_given else None
+        if plain is not None:  # its shipped table: the format's term is not even built
+            return plain
+        parts.append(parse_format(format))
     if pattern is not None:
         parts.append(parse_pattern(pattern))
         if notes is not None and _narrows(pattern):
