@@ -31,8 +31,9 @@ __all__ = ["FORMAT_TABLES", "FormatTable", "build_format_dfa", "format_dfa", "fo
            "write_format_tables"]
 
 FORMAT_TABLES = Path(__file__).with_name("format_automata.npz")
-"""The shipped tables: per format, ``<name>:classes`` (uint8[256], each byte's class) and
-``<name>:columns`` (int16[S, classes], DEAD = -1) and ``<name>:accept`` (bool[S])."""
+"""The shipped tables: per format, ``<name>:classes`` (uint8[256], each byte's class),
+``<name>:columns`` (int16[S, classes], DEAD = -1), ``<name>:accept`` (bool[S]) and
+``<name>:lengths`` (int32[2]: the fewest and most characters of its strings, -1: no limit)."""
 
 _QUOTE = byte(ord('"'))
 
@@ -54,8 +55,12 @@ class FormatTable:
 
     start = 0
 
-    def __init__(self, classes: np.ndarray, columns: np.ndarray, accept: np.ndarray) -> None:
+    def __init__(self, classes: np.ndarray, columns: np.ndarray, accept: np.ndarray,
+                 lengths: tuple[int, int | None] = (0, None)) -> None:
         self.classes, self.columns, self.accept = classes, columns, accept
+        self.fewest, self.most = lengths
+        """The fewest and most characters of the format's strings (most None: no limit), as
+        `brzozowski.json_formats.parse_format` gives them."""
         self.n_states = len(accept)
         for array in (classes, columns, accept):
             array.setflags(write=False)
@@ -83,8 +88,9 @@ def format_dfa(name: str) -> FormatTable | None:
         with np.load(FORMAT_TABLES) as tables:
             if f"{name}:columns" not in tables:
                 return None
+            fewest, most = tables[f"{name}:lengths"].tolist()
             return FormatTable(tables[f"{name}:classes"].astype(np.intp), tables[f"{name}:columns"],
-                               tables[f"{name}:accept"])
+                               tables[f"{name}:accept"], (fewest, None if most < 0 else most))
     except OSError:
         return None
 
@@ -99,6 +105,8 @@ def write_format_tables(path: Path = FORMAT_TABLES) -> None:
         arrays[f"{name}:classes"] = classes.astype(np.uint8)
         arrays[f"{name}:columns"] = dfa.trans[:, first_of_class].astype(np.int16)
         arrays[f"{name}:accept"] = dfa.accept
+        _, fewest, most = parse_format(name)
+        arrays[f"{name}:lengths"] = np.array([fewest, -1 if most is None else most], dtype=np.int32)
     np.savez_compressed(path, **arrays)
 
 

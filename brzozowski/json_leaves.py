@@ -29,7 +29,8 @@ References: RFC 8259 (JSON), RFC 3629 (UTF-8), JSON Schema Validation (draft 202
 from __future__ import annotations
 
 from .ecma_regex import Piece, parse_pattern
-from .errors import SchemaError
+from .errors import EmptyLanguageError, SchemaError
+from .format_automata import format_dfa
 from .json_formats import FORMAT_PATTERNS, NARROWER, parse_format
 from .json_numbers import integer_term, number_term
 from .json_strings import ANY_CHAR, string_term
@@ -58,39 +59,47 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
     lengths = string_term(min_length, max_length)  # checks the bounds
     lengths_given = min_length != 0 or max_length is not None
     parts: list[Piece] = []
+    table = None  # the format's shipped table (its strings: one atom, `brzozowski.leaves`)
     if format is not None:
         if not isinstance(format, str) or format not in FORMATS:
             raise SchemaError(f"format {format!r} is not implemented (implemented: {', '.join(sorted(FORMATS))})",
                               "", "format")
         if notes is not None and format in NARROWER:
             notes.append(f"format {format}: {NARROWER[format]}")
-        plain = format_leaf(format) if pattern is None and not lengths_given else None
-        if plain is not None:  # its shipped table: the format's term is not even built
-            return plain
-        parts.append(parse_format(format))
+        table = format_dfa(format)
+        if table is None:
+            parts.append(parse_format(format))
+        elif pattern is None and (not lengths_given or _lengths_implied(table.fewest, table.most,
+                                                                        min_length, max_length)):
+            return format_leaf(format)  # the format's term is never built
     if pattern is not None:
         parts.append(parse_pattern(pattern))
         if notes is not None and _narrows(pattern):
             notes.append("pattern: \\d, \\w, \\s, '.' and '$' take the meaning ECMA-262 and Python's re "
                          "share (ASCII digits and word characters, no line terminators, '$' only at the end)")
-    if not parts:
+    if not parts and table is None:
         term = lengths
     else:
-        inside = inter(*(piece[0] for piece in parts))
-        fewest = max(piece[1] for piece in parts)
-        most = min((piece[2] for piece in parts if piece[2] is not None), default=None)
+        bounds = [piece[1:] for piece in parts] + ([(table.fewest, table.most)] if table else [])
+        fewest = max(lo for lo, _ in bounds)
+        most = min((hi for _, hi in bounds if hi is not None), default=None)
+        inside = [piece[0] for piece in parts]
         if lengths_given and not _lengths_implied(fewest, most, min_length, max_length):
-            inside = inter(inside, repeat(ANY_CHAR, min_length, max_length))
-        term = concat(_QUOTE, inside, _QUOTE)
+            inside.append(repeat(ANY_CHAR, min_length, max_length))
+        term = concat(_QUOTE, inter(*inside), _QUOTE)
+        if table is not None:  # "x" in both iff x in both: string contents hold no raw quote
+            term = inter(term, format_leaf(format))
+    if format is not None and term is not EMPTY:  # the same language in every schema that names it
+        try:
+            return shared_leaf(term)  # (one automaton: its search of the emptiness kept what it derived)
+        except EmptyLanguageError:
+            term = EMPTY
     if (term is EMPTY or is_empty(term)) and notes is not None:
         given = [k for k, v in (("pattern", pattern), ("format", format)) if v is not None]
         given += ["minLength/maxLength"] if lengths_given else []
         dialects = " (in both ECMA-262 and Python's re)" if pattern else ""
         notes.append(f"{' with '.join(given)}: no string satisfies {'them' if len(given) > 1 else 'it'}{dialects}")
         return EMPTY
-    if format is not None:  # the same language in every schema that names it: one automaton
-        plain = format_leaf(format) if len(parts) == 1 and inside is parts[0][0] else None
-        return shared_leaf(term) if plain is None else plain
     return term
 
 

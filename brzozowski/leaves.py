@@ -88,6 +88,7 @@ class LeafAutomaton:
             bits = [0] * (int(table.classes.max()) + 1)
             for b, k in enumerate(table.classes.tolist()):
                 bits[k] |= 1 << b
+            self._class_bits = bits  # per class of the table: its bytes
             self.alphabet = partition_of(bits)
             self._accepting = np.concatenate(([False], table.accept))
             self._accepting.setflags(write=False)
@@ -127,8 +128,8 @@ class LeafAutomaton:
         if isinstance(self.dfa, LazyDFA):
             return derivative_classes(self.dfa.term(state))
         groups: dict[int, int] = {}
-        for b, target in enumerate(self.dfa.row(state).tolist()):
-            groups[target] = groups.get(target, 0) | 1 << b
+        for bits, target in zip(self._class_bits, self.dfa.columns[state].tolist()):
+            groups[target] = groups.get(target, 0) | bits
         return partition_of(list(groups.values()))
 
     def atom(self, state: int) -> Term:
@@ -138,9 +139,12 @@ class LeafAutomaton:
         dfa = self.dfa
         first = self._first.get(state)
         if first is None:
-            if isinstance(dfa, LazyDFA) and not dfa.term(state).boolean:
+            if not isinstance(dfa, LazyDFA):  # a table: the bytes of the classes that lead somewhere
+                first = sum(bits for bits, target in zip(self._class_bits, dfa.columns[state].tolist())
+                            if target != DEAD)
+            elif not dfa.term(state).boolean:
                 first = dfa.term(state).first
-            else:  # a table, or a term whose `first` may hold more under & and ~: the transitions
+            else:  # a term whose `first` may hold more under & and ~: the transitions
                 row = dfa.row(state).tolist()
                 first = sum(1 << b for b in range(256) if row[b] != DEAD)
             self._first[state] = first

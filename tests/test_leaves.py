@@ -73,7 +73,7 @@ def _plain(schema):
     """The schema compiled with every format written out as its plain term (no atoms)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("brzozowski.json_leaves.shared_leaf", lambda term: term)
-        patch.setattr("brzozowski.json_leaves.format_leaf", lambda name: None)
+        patch.setattr("brzozowski.json_leaves.format_dfa", lambda name: None)
         return compile_json_schema(schema)
 
 
