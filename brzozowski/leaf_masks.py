@@ -180,7 +180,10 @@ class LeafExits(NamedTuple):
     exit_offsets: np.ndarray
     """... the offsets, ..."""
     exit_bytes: np.ndarray
-    """... and the byte after each (the first of the rest T must read)."""
+    """... the byte after each (the first of the rest T must read), ..."""
+    exit_rests: np.ndarray | None
+    """... and, if every exit is just past a quote (a format's string closing), each rest as a
+    node of the vocabulary's `quote_suffixes` (whose liveness from T is kept per T): else None."""
 
 
 def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
@@ -223,13 +226,25 @@ def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
             offsets.append(np.full(len(ending), depth, dtype=np.intp))
             grand, counts = trie.children_of(children)
             children, first = grand, np.repeat(first, counts)
-    exits = LeafExits(inside, bool(automaton.dfa.is_accepting(q)), *(
-        np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
-        for arrays in (tokens, offsets, after)))
+    exit_tokens, exit_offsets, exit_bytes = (np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
+                                             for arrays in (tokens, offsets, after))
+    exits = LeafExits(inside, bool(automaton.dfa.is_accepting(q)), exit_tokens, exit_offsets, exit_bytes,
+                      _rests_past_quotes(trie, exit_tokens, exit_offsets))
     for array in exits:
         if isinstance(array, np.ndarray):
             array.setflags(write=False)
     return exits
+
+
+def _rests_past_quotes(trie: VocabTrie, tokens: np.ndarray, offsets: np.ndarray) -> np.ndarray | None:
+    """The `quote_suffixes` node of each token's bytes from its offset on, if every offset is just
+    past a quote; else None."""
+    data = trie.tokens
+    pairs = list(zip(tokens.tolist(), offsets.tolist()))
+    if any(data[t][d - 1] != 0x22 for t, d in pairs):
+        return None
+    node_of = quote_suffixes(trie).node_of
+    return np.array([node_of[data[t][d:]] for t, d in pairs], dtype=np.intp)
 
 
 def _labels(trie: VocabTrie, automaton: LeafAutomaton, table: TransitionTable | ClassTable) -> np.ndarray:

@@ -953,7 +953,9 @@ class TokenIndex:
                     self.leaf_masks -= 1
                     return None
                 found.append(self._after_leaf(after))
-            if len(exits.exit_tokens):
+            if exits.exit_rests is not None:  # every exit closes the string: rests read per T
+                found.append(exits.exit_tokens[self._live_rests(after)[exits.exit_rests]])
+            elif len(exits.exit_tokens):
                 starts = _byte_flags(after.first)[exits.exit_bytes]
                 tokens = self.trie.tokens
                 max_states = self.automaton.max_states

@@ -151,6 +151,33 @@ def test_states_inside_a_wide_format_are_masked_from_the_leaf_tables_as_defined(
         assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), text
 
 
+FORMAT_TEXTS = [b'{"day":"2024-02-2', b'{"day":"2024-02-29', b'{"day":"2024-02-29","ip":"10.0.0.1',
+                b'{"day":"2024-02-29","ids":["123e4567-e89b-12d3-a456-42661417400',
+                b'{"day":"2024-02-29","ids":["123e4567-e89b-12d3-a456-426614174000',
+                b'{"day":"2024-02-29","short":"10:20:3']
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=string_tokens)
+def test_states_near_the_end_of_a_narrow_format_are_masked_from_their_exits_as_defined(vocab):
+    """Inside a date, an IPv4 address, a UUID or a time, a state's mask comes from the exits of the
+    atom's state: the tokens read whole, and those that close the string midway, whose rest after
+    the quote lives on from what follows the string (read per follower, over the vocabulary's
+    quote rests); it is the definition, token by token."""
+    vocab = [*vocab, b'9', b'29', b'9"', b'9",', b'9","', b'1"}', b'0"]', b'0"],"', b'1",', b'0","ip":"',
+             b'00"', b'3"', b'0"}', b'"}', b'-', b'.1', None]
+    eos = len(vocab) - 1
+    lazy = compile_json_schema(FORMAT_SCHEMA)
+    index = TokenIndex(lazy, vocab, eos_id=eos)
+    for text in FORMAT_TEXTS:
+        state = lazy.step(lazy.start, text)
+        assert lazy.term(state).children[0].kind == K_LEAF, text
+        served = index.leaf_masks
+        mask = index.mask(state)
+        assert index.leaf_masks == served + 1, text
+        assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), text
+
+
 def test_leaf_tables_over_o200k_are_shared_by_every_schema_and_equal_a_walk():
     """Over o200k_base: the masks inside a URI and a hostname from the tables equal those of a walk
     that reads no table; a second schema that names the format reads the same tables (built once
