@@ -182,8 +182,9 @@ class LeafExits(NamedTuple):
     exit_bytes: np.ndarray
     """... the byte after each (the first of the rest T must read), ..."""
     exit_rests: np.ndarray | None
-    """... and, if every exit is just past a quote (a format's string closing), each rest as a
-    node of the vocabulary's `quote_suffixes` (whose liveness from T is kept per T): else None."""
+    """... and, if the leaf ends only where its string closes (so every exit is just past a
+    quote), each rest as a node of the vocabulary's `quote_suffixes` (whose liveness from T is kept
+    per T); else None."""
 
 
 def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
@@ -214,37 +215,47 @@ def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
         live_codes.append(codes)
     accepting = automaton.accepting_codes()  # per code >> shift: the state accepts
     inside = np.sort(trie.tokens_at(np.concatenate(live))[0])
-    tokens, offsets, after = [], [], []
-    for depth, (level, level_codes) in enumerate(zip(live, live_codes), start=1):
-        below = level[accepting[level_codes >> table.shift]]  # the leaf may end here: all below leave
-        children, counts = trie.children_of(below)
-        first = trie.byte[children]  # the byte after the exit, carried down
-        while len(children):
-            ending, counts = trie.tokens_at(children)
-            tokens.append(ending)
-            after.append(np.repeat(first, counts))
-            offsets.append(np.full(len(ending), depth, dtype=np.intp))
-            grand, counts = trie.children_of(children)
-            children, first = grand, np.repeat(first, counts)
-    exit_tokens, exit_offsets, exit_bytes = (np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
-                                             for arrays in (tokens, offsets, after))
-    exits = LeafExits(inside, bool(automaton.dfa.is_accepting(q)), exit_tokens, exit_offsets, exit_bytes,
-                      _rests_past_quotes(trie, exit_tokens, exit_offsets))
+    ending = [level[accepting[level_codes >> table.shift]] for level, level_codes in zip(live, live_codes)]
+    closing = np.concatenate(ending)  # the live nodes where the leaf may end
+    if automaton.closes_once() and (trie.byte[closing] == 0x22).all():
+        exits = _exits_past_quotes(trie, inside, closing)  # a string closing: every exit past a quote
+    else:
+        exits = _exits_below(trie, inside, bool(automaton.dfa.is_accepting(q)), ending)
     for array in exits:
         if isinstance(array, np.ndarray):
             array.setflags(write=False)
     return exits
 
 
-def _rests_past_quotes(trie: VocabTrie, tokens: np.ndarray, offsets: np.ndarray) -> np.ndarray | None:
-    """The `quote_suffixes` node of each token's bytes from its offset on, if every offset is just
-    past a quote; else None."""
+def _exits_past_quotes(trie: VocabTrie, inside: np.ndarray, closing: np.ndarray) -> LeafExits:
+    """The exits of a state whose leaf ends only where its string closes (`closing`: the live
+    nodes just past a closing quote): the tokens that go on past such a quote, read off the
+    vocabulary's `quote_suffixes` with their rests (no walk below the closing nodes)."""
+    quotes = quote_suffixes(trie)
+    past = np.isin(quotes.quote_node, closing) & (quotes.quote_rest != 0)
+    tokens, rests = quotes.quote_token[past], quotes.quote_rest[past]
+    offsets = np.searchsorted(trie.level_start, quotes.quote_node[past], side="right") - 1
     data = trie.tokens
-    pairs = list(zip(tokens.tolist(), offsets.tolist()))
-    if any(data[t][d - 1] != 0x22 for t, d in pairs):
-        return None
-    node_of = quote_suffixes(trie).node_of
-    return np.array([node_of[data[t][d:]] for t, d in pairs], dtype=np.intp)
+    after = np.array([data[t][d] for t, d in zip(tokens.tolist(), offsets.tolist())], dtype=np.intp)
+    return LeafExits(inside, False, tokens, offsets, after, rests)
+
+
+def _exits_below(trie: VocabTrie, inside: np.ndarray, accepts: bool, ending: list[np.ndarray]) -> LeafExits:
+    """The exits of a state: every token below a live node where the leaf may end (`ending`, per
+    level from 1), by a walk of those nodes' subtrees."""
+    tokens, offsets, after = [], [], []
+    for depth, below in enumerate(ending, start=1):
+        children, counts = trie.children_of(below)
+        first = trie.byte[children]  # the byte after the exit, carried down
+        while len(children):
+            found, counts = trie.tokens_at(children)
+            tokens.append(found)
+            after.append(np.repeat(first, counts))
+            offsets.append(np.full(len(found), depth, dtype=np.intp))
+            grand, counts = trie.children_of(children)
+            children, first = grand, np.repeat(first, counts)
+    return LeafExits(inside, accepts, *(np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
+                                        for arrays in (tokens, offsets, after)), None)
 
 
 def _labels(trie: VocabTrie, automaton: LeafAutomaton, table: TransitionTable | ClassTable) -> np.ndarray:
