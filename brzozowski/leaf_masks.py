@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from .vocabulary import VocabTrie
 
 __all__ = [
-    "FORMAT_TRIE_LIVE_BYTES", "LEAF_TABLE_BYTES", "PREPARED_FORMATS", "WIDE_LEAF_BYTES", "FormatTrie",
-    "LeafExits", "format_trie", "leaf_exits", "leaf_tables", "prepare_formats",
+    "FORMAT_TRIE_LIVE_BYTES", "LEAF_TABLE_BYTES", "PREPARED_DEPTH", "PREPARED_FORMATS", "WIDE_LEAF_BYTES",
+    "FormatTrie", "LeafExits", "format_trie", "leaf_exits", "leaf_tables", "prepare_formats",
 ]
 
 LEAF_TABLE_BYTES = 32 * 1024 * 1024
@@ -55,11 +55,15 @@ WIDE_LEAF_BYTES = 32
 hostname's, an e-mail address's characters); a narrower one (a date's digits) has few tokens,
 which `leaf_exits` lists."""
 
-PREPARED_FORMATS = ("email", "hostname", "uri")
-"""The formats whose `format_trie` a `brzozowski.vocabulary.Vocabulary` builds with its byte trie
-(~60 ms over o200k_base: ``uri``'s serves ``uri-reference``, ``iri`` and ``iri-reference`` too,
-which share its byte classes): those with wide states met most often (hundreds of an e-mail
-address's and a hostname's; a URI's). Any other format's is built when first needed."""
+PREPARED_FORMATS = ("email", "hostname", "uri", "uri-reference")
+"""The formats a `brzozowski.vocabulary.Vocabulary` prepares (`prepare_formats`): those with wide
+states met most often (hundreds of an e-mail address's and a hostname's; a URI's, a URI
+reference's; ``uri``'s class trie serves ``iri`` and ``iri-reference`` too, which share its byte
+classes). Any other format's class trie and tables are built when first needed."""
+
+PREPARED_DEPTH = 2
+"""A prepared format's wide states within this many bytes of its start (the opening quote
+included) get their `leaf_tables` with the vocabulary."""
 
 FORMAT_TRIE_LIVE_BYTES = 128
 """`format_trie` serves formats that fewer bytes than this lead somewhere in (``regex``'s lead
@@ -159,12 +163,33 @@ def format_trie(trie: VocabTrie, automaton: LeafAutomaton) -> FormatTrie | None:
 
 
 def prepare_formats(trie: VocabTrie) -> None:
-    """Build the `format_trie` of every format of `PREPARED_FORMATS` (a
-    `brzozowski.vocabulary.Vocabulary` does, so no mask step waits ~15 ms for one)."""
+    """Build the `format_trie` of every format of `PREPARED_FORMATS` (so no mask step waits ~15
+    ms for one), and the `leaf_tables` of its wide states within `PREPARED_DEPTH` bytes of its
+    start (the states every string of the format begins in: 0.5-1.5 ms each on first use
+    otherwise). A `brzozowski.vocabulary.Vocabulary` calls it (~70 ms over o200k_base)."""
     for name in PREPARED_FORMATS:
         atom = format_leaf(name)
         if atom is not None:
             format_trie(trie, atom.table)
+            for q in _first_wide_states(atom.table.dfa):
+                leaf_tables(trie, atom.table, q)
+
+
+def _first_wide_states(table: FormatTable) -> list[int]:
+    """The states of `table` within `PREPARED_DEPTH` bytes of its start whose first bytes are at
+    least `WIDE_LEAF_BYTES` (the states `leaf_tables` serves)."""
+    firsts = (table.columns != DEAD)[:, table.classes].sum(axis=1)
+    level, seen, wide = [table.start], {table.start}, []
+    for _ in range(PREPARED_DEPTH):
+        below = []
+        for state in level:
+            for target in table.columns[state].tolist():
+                if target != DEAD and target not in seen:
+                    seen.add(target)
+                    below.append(target)
+        wide += [state for state in below if firsts[state] >= WIDE_LEAF_BYTES]
+        level = below
+    return wide
 
 
 class LeafExits(NamedTuple):

@@ -204,8 +204,8 @@ class Vocabulary:
     prebuilt `VocabTrie`. `eos_id`: the end-of-sequence token (allowed exactly in accepting
     states), or None. Building it builds the byte trie (~0.2 s over o200k_base, shared with every
     other `Vocabulary` of the same tokens), the JSON-string tables (`brzozowski.string_masks`,
-    ~0.1 s) and the class tries of the formats whose strings most often hold wide states
-    (`brzozowski.leaf_masks.prepare_formats`, ~60 ms); all are kept on the trie. Passing a `Vocabulary` to `brzozowski.masks.TokenIndex`
+    ~0.1 s) and the class tries and first tables of the formats whose strings most often hold wide
+    states (`brzozowski.leaf_masks.prepare_formats`, ~0.1 s); all are kept on the trie. Passing a `Vocabulary` to `brzozowski.masks.TokenIndex`
     then costs microseconds per index; passing the token list makes every index look the trie up
     by the tokens' contents (hashing every token: ~10-30 ms over o200k_base).
     """

@@ -263,6 +263,20 @@ def test_the_deep_levels_of_a_format_trie_read_in_python_give_the_codes_numpy_gi
         string_masks.PYTHON_TAIL_NODES = levels
 
 
+def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_common_formats():
+    """Building a `Vocabulary` builds each prepared format's class trie and the tables of its wide
+    states within `PREPARED_DEPTH` bytes of its start: a first mask there reads them."""
+    from brzozowski.leaf_masks import PREPARED_FORMATS, _first_wide_states
+
+    trie = Vocabulary([b"a", b"b.", b"://", b'"', b'x"', b"@c"]).trie
+    cache = trie.tables[("leaf-tables",)][0]
+    for name in PREPARED_FORMATS:
+        automaton = json_string_term(format=name).table
+        assert any(key[0] == "format-trie" and key[1] == automaton.dfa.classes.tobytes() for key in trie.tables)
+        states = _first_wide_states(automaton.dfa)
+        assert states and all(("quoted", automaton.id, q) in cache for q in states), name
+
+
 def test_a_leaf_automaton_is_its_terms_language():
     automaton = LeafAutomaton(parse('"[a-c]{2}"'))
     start = automaton.atom(automaton.dfa.start)
