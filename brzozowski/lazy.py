@@ -103,7 +103,7 @@ def positions(term: Term) -> int:
     return counts[term]
 
 
-def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES, keep: list[Term] | None = None) -> bool:
+def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
     """Whether the language of `term` is empty.
 
     Exact. A term without intersection or complement answers at once (it is empty iff it is ∅).
@@ -114,10 +114,8 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES, keep: list[Term] 
     intersection-free, non-∅) term. So a JSON schema whose string leaves intersect a pattern with
     a length searches those leaves, not the whole document's automaton. Every answer is memoized
     on its term (``Term.empty``): the sub-terms settled, every term a search explored when it found
-    nothing, every explored term with a path to what it found otherwise. A search's derivatives
-    live only while the search runs (memos are weak), unless `keep` is given: a list that gets
-    them, for a caller that asks about them next (an automaton, about its states' derivatives). A
-    search of more than `max_states` terms raises `StateBudgetError`.
+    nothing, the path to what it found otherwise. A search of more than `max_states` terms raises
+    `StateBudgetError`.
 
     >>> from brzozowski.syntax import parse
     >>> is_empty(parse("a") & parse("b")), is_empty(parse("a*") & ~parse("a")), is_empty(EMPTY)
@@ -136,7 +134,7 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES, keep: list[Term] 
             todo.pop()
             continue
         if t.kind == K_INTER or t.kind == K_COMPL:
-            _search(t, max_states, [] if keep is None else keep)
+            _search(t, max_states)
             continue
         if t.kind == K_STAR or (t.kind == K_REPEAT and t.lo == 0) or (
                 t.kind == K_ALT and not all(child.boolean for child in t.children)):
@@ -151,23 +149,17 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES, keep: list[Term] 
     return term.empty
 
 
-def _search(term: Term, max_states: int, derived: list[Term]) -> None:
-    """Settle ``term.empty`` by a breadth-first search over its derivatives (see `is_empty`). A
-    nullable term found settles as not empty every explored term with a path to it (through the
-    derivatives the search took), not only the first path: the automaton that asks next about
-    those terms' derivatives (`LazyDFA`) finds most of them settled. `derived` gets every
-    derivative taken (it holds them alive: memos are weak)."""
-    into: dict[Term, list[Term]] = {term: []}  # explored term -> the explored terms deriving it
+def _search(term: Term, max_states: int) -> None:
+    """Settle ``term.empty`` by a breadth-first search over its derivatives (see `is_empty`)."""
+    parent: dict[Term, Term | None] = {term: None}
+    derived: list[Term] = []  # the sub-terms' derivatives, alive for the search (memos are weak)
     queue = [term]
     for t in queue:  # the queue grows while it is read: breadth first
         if t.empty is False or t.nullable or not t.boolean:  # not ∅: it went in as no operand is
-            reached, seen = [t], {t}
-            for found in reached:  # (grows while it is read)
+            found: Term | None = t
+            while found is not None:
                 found.empty = False
-                for source in into[found]:
-                    if source not in seen:
-                        seen.add(source)
-                        reached.append(source)
+                found = parent[found]
             return
         if t.empty:
             continue
@@ -175,20 +167,15 @@ def _search(term: Term, max_states: int, derived: list[Term]) -> None:
             representative = (bits & -bits).bit_length() - 1
             if (t.first >> representative) & 1:
                 successor = derivative(t, representative, derived)
-                if successor is EMPTY:
-                    continue
-                sources = into.get(successor)
-                if sources is None:
-                    if len(into) >= max_states:
+                if successor is not EMPTY and successor not in parent:
+                    if len(parent) >= max_states:
                         raise StateBudgetError(
                             f"deciding whether a term is empty explored more than {max_states} "
                             "derivatives (the state budget); pass a larger max_states"
                         )
-                    into[successor] = [t]
+                    parent[successor] = t
                     queue.append(successor)
-                else:
-                    sources.append(t)
-    for t in into:
+    for t in parent:
         t.empty = True
 
 
@@ -205,8 +192,7 @@ class LazyDFA:
                 raise InputTypeError(f"{name} is a whole number, not {value!r:.40}")
             if value < 1:
                 raise ArgumentError(f"{name} must be at least 1, not {value}")
-        self._derived: list[Term] = []  # every derivative computed here: memos only refer weakly
-        if is_empty(term, max_states, self._derived):
+        if is_empty(term, max_states):
             raise EmptyLanguageError(f"the term {_abbreviated(term)} has an empty language: "
                                      "no automaton state exists")
         self.max_states = max_states
@@ -216,6 +202,7 @@ class LazyDFA:
         self._alphabet: ByteClasses | None = None  # see byte_classes: computed when first needed
         self._lock = threading.Lock()
         self._terms: list[Term] = []
+        self._derived: list[Term] = []  # every derivative computed here: memos only refer weakly
         self._numbers: dict[Term, int] = {}
         self._maps: list[ByteClasses] = []
         self._targets: list[list[int]] = []
@@ -330,7 +317,7 @@ class LazyDFA:
             found = self._numbers.get(term)
             if found is not None:
                 return found
-            if term is EMPTY or (term.boolean and is_empty(term, self.max_states, self._derived)):
+            if term is EMPTY or (term.boolean and is_empty(term, self.max_states)):
                 return DEAD
             return self._add(term)
 
@@ -360,7 +347,7 @@ class LazyDFA:
                 return target
             representative = self._maps[state].representatives[index]
             successor = derivative(self._terms[state], representative, self._derived)
-            if successor is EMPTY or (successor.boolean and is_empty(successor, self.max_states, self._derived)):
+            if successor is EMPTY or (successor.boolean and is_empty(successor, self.max_states)):
                 target = DEAD
             else:
                 target = self._numbers.get(successor)
