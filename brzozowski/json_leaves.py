@@ -54,7 +54,8 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
     search (`brzozowski.ecma_regex`); `format` one of `FORMATS` (`brzozowski.json_formats`). Given
     together, their languages are intersected (over the encoded text, which is exact: each language
     holds every spelling of its decoded strings), except where the lengths a pattern or format
-    allows already lie inside the bounds.
+    allows already lie inside the bounds. A format with a shipped table is its atom
+    (`brzozowski.leaves.format_leaf`), intersected with the rest, if any, as one shared automaton.
     """
     lengths = string_term(min_length, max_length)  # checks the bounds
     lengths_given = min_length != 0 or max_length is not None

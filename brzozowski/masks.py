@@ -1048,19 +1048,27 @@ class TokenIndex:
         Then a token of plain bytes lives (O is co-finite); a token w'"v whose first byte that is
         not a plain key's is the quote lives iff w' ∉ N and v lives from q·T (the plain-key tables,
         N's closing nodes left out), or w' is a listed w and v lives from Tw·T (walked); no other
-        token lives."""
+        token lives. A state before the key's opening quote (its term starts with the quote alone:
+        after a comma) reads the same off its derivative by the quote, over the tokens that begin
+        with a quote (the trie below the quote's node, the tables with the quote first)."""
         if self._state_of is None:
             return None
         term = self.automaton.term(state)
+        labels, child_lo, child_count = self.trie.python_view()
+        start = 0  # the trie node the key's bytes begin below
+        if term.first == _QUOTE_BIT:  # before the key's opening quote: the tokens that begin with it
+            start = labels.find(0x22, child_lo[0], child_lo[0] + child_count[0])
+            if start < 0:
+                return None
+            term = derivative(term, 0x22)
         if term.first & PLAIN_KEY_BITS != PLAIN_KEY_BITS or term.first & ~_PLAIN_KEY_AND_QUOTE:
             return None  # a key state starts with every plain byte, and with nothing but the quote else
         shape = self._key_shape(term)
         if shape is None:
             return None
         other_keys, after, listed, shared = shape
-        labels, child_lo, child_count = self.trie.python_view()
         handled: list[int] = []  # the closing nodes of N's names: the other keys' quote is DEAD there
-        todo = [(other_keys, 0)]  # (a node of O, the trie node of the same bytes)
+        todo = [(other_keys, start)]  # (a node of O, the trie node of the same bytes)
         while todo:
             key_node, node = todo.pop()
             lo, count = child_lo[node], child_count[node]
@@ -1075,7 +1083,7 @@ class TokenIndex:
         found: list[int] = []
         max_states = self.automaton.max_states
         for name, rest in listed:
-            node = 0
+            node = start
             for b in name + b'"':
                 node = labels.find(b, child_lo[node], child_lo[node] + child_count[node])
                 if node < 0:
@@ -1086,7 +1094,7 @@ class TokenIndex:
             if _live_term(then, max_states):
                 found.append(node)
                 found += self._below(labels, child_lo, child_count, node, then)
-        return self._key_tables_mask(found, handled, after)
+        return self._key_tables_mask(found, handled, after, opened=start == 0)
 
     def _key_shape(self, x: Term) -> tuple[Term, Term, list[tuple[bytes, Term]], Term | None] | None:
         """(O, q·T, the listed (w, Tw), T or None for ε) if `x` has the shape `_named_key_mask`
@@ -1260,16 +1268,18 @@ class TokenIndex:
             nodes, states, plain = next_nodes, next_states, next_plain
         return self._key_tables_mask(found, handled, after)
 
-    def _key_tables_mask(self, found: list[int], handled: list[int], after: int | Term) -> np.ndarray:
+    def _key_tables_mask(self, found: list[int], handled: list[int], after: int | Term,
+                         opened: bool = True) -> np.ndarray:
         """A key state's mask: the tokens ending at the `found` nodes, every token of plain bytes
         (``inside`` of `key_tables`), and the tokens past a plain key's quote whose rest lives from
-        `after`, but those closing at the `handled` nodes."""
+        `after`, but those closing at the `handled` nodes. Not `opened`: the same for the state
+        before the key's opening quote, every token beginning with it."""
         trie = self.trie
         reached = _Reached(trie)
         if found:
             reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
         mask = reached.tokens()
-        tables = key_tables(trie)
+        tables = key_tables(trie, opened)
         mask |= tables.inside
         allowed_seeds = None
         if handled:

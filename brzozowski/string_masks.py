@@ -302,7 +302,7 @@ def kept_on(trie: VocabTrie, key: tuple, build: Callable[[], tuple]) -> tuple:
 def build_all_tables(trie: VocabTrie) -> None:
     """`string_tables` of every interior state of S and of the state before its opening quote
     (~21 x 3 ms and ~5 MB over o200k_base), the `count_tables` of S's body and of that state (~2 x
-    4 ms, 0.8 MB; a begun character's are built when first met) and the `key_tables` (~3 ms): a
+    4 ms, 0.8 MB; a begun character's are built when first met) and the `key_tables` (~2 x 3 ms): a
     `brzozowski.vocabulary.Vocabulary` builds them with its trie, so no mask step waits for one; so
     is the process's pairing of begun characters with S's states (`recognize_counted` needs it
     inside any multi-byte character, ~5 ms once)."""
@@ -312,6 +312,7 @@ def build_all_tables(trie: VocabTrie) -> None:
     count_tables(trie, s.body)
     count_tables(trie, s.opening)
     key_tables(trie)
+    key_tables(trie, opened=False)
     _partial_characters()
 
 
@@ -319,17 +320,19 @@ PLAIN_KEY_BYTES = np.array([b for b in range(256) if (PLAIN_KEY_BITS >> b) & 1],
 """The bytes of a plain key (`brzozowski.json_strings.PLAIN_KEY_BITS`), as an index array."""
 
 
-def key_tables(trie: VocabTrie) -> StringTables:
+def key_tables(trie: VocabTrie, opened: bool = True) -> StringTables:
     """`string_tables` for the inside of a plain key (``[ !#-\\[\\]-~]*"``, built once, kept on the
     trie): ``inside`` (the tokens of plain bytes only), the ``closing`` nodes (plain bytes, then
     the quote) and the tokens past them. `brzozowski.masks.TokenIndex` serves the states inside an
-    open object's key from them (see its ``_key_mask``)."""
+    open object's key from them (see its ``_key_mask``). Not `opened`: the same with the key's
+    opening quote first (``"[ !#-\\[\\]-~]*"``), for the state before it."""
     def build() -> StringTables:
-        key = np.full((2, 256), DEAD, dtype=np.int32)  # state 0: in the key; 1: closed
-        key[0, PLAIN_KEY_BYTES] = 0
+        key = np.full((3, 256), DEAD, dtype=np.int32)  # 0: before the opening quote; 1: in the key
         key[0, ord('"')] = 1
-        return _build_tables(trie, key, 0, 1)
-    return kept_on(trie, ("plain-key",), build)
+        key[1, PLAIN_KEY_BYTES] = 1
+        key[1, ord('"')] = 2  # 2: closed
+        return _build_tables(trie, key, 1 if opened else 0, 2)
+    return kept_on(trie, ("plain-key", opened), build)
 
 
 def _build_tables(trie: VocabTrie, trans: np.ndarray, r: int, closed_state: int) -> StringTables:

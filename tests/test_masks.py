@@ -1089,14 +1089,15 @@ def test_key_state_masks_match_brute_force(vocab, which):
 
 def test_key_states_over_o200k_match_brute_force():
     """On a real vocabulary, after ``{"``, inside a listed name's prefix, past a listed name, inside
-    another key, and after ``,"``: the tables served the mask, and it is the definition."""
+    another key, after ``,"``, and after ``,`` (before a key's opening quote): the tables served
+    the mask, and it is the definition."""
     from brzozowski import compile_json_schema
     from brzozowski.vocab import load_tiktoken_vocab
 
     vocab, eos_id = load_tiktoken_vocab("o200k_base")
     lazy = compile_json_schema(KEY_SCHEMAS[0], closed_objects=False)
     index = TokenIndex(lazy, Vocabulary(vocab, eos_id))
-    texts = [b'{"', b'{"tim', b'{"time', b'{"time_', b'{"timex', b'{"time":1,"']
+    texts = [b'{"', b'{"tim', b'{"time', b'{"time_', b'{"timex', b'{"time":1,"', b'{"time":1,', b'{"x":0,']
     for text in texts:
         state = lazy.step(lazy.start, text)
         mask = index.mask(state)
