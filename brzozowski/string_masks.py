@@ -301,8 +301,9 @@ def kept_on(trie: VocabTrie, key: tuple, build: Callable[[], tuple]) -> tuple:
 
 def build_all_tables(trie: VocabTrie) -> None:
     """`string_tables` of every interior state of S and of the state before its opening quote
-    (~21 x 3 ms and ~5 MB over o200k_base), the `count_tables` of S's body and of that state (~2 x
-    4 ms, 0.8 MB; a begun character's are built when first met) and the `key_tables` (~2 x 3 ms): a
+    (~21 x 3 ms and ~5 MB over o200k_base), the `count_tables` of S's body, of that state and of
+    the state after a backslash (~3 x 4 ms, 1.2 MB; another begun character's are built when
+    first met) and the `key_tables` (~2 x 3 ms): a
     `brzozowski.vocabulary.Vocabulary` builds them with its trie, so no mask step waits for one; so
     is the process's pairing of begun characters with S's states (`recognize_counted` needs it
     inside any multi-byte character, ~5 ms once)."""
@@ -311,6 +312,7 @@ def build_all_tables(trie: VocabTrie) -> None:
         string_tables(trie, r)
     count_tables(trie, s.body)
     count_tables(trie, s.opening)
+    count_tables(trie, int(s.trans[s.body, ord("\\")]))  # (an escape begun: the commonest one)
     key_tables(trie)
     key_tables(trie, opened=False)
     _partial_characters()
