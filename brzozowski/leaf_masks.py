@@ -24,6 +24,7 @@ Both are exact (the brute-force tests hold): the tables are the automaton read o
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 import cachetools
@@ -32,6 +33,7 @@ import numpy as np
 from .alphabet import DEAD
 from .codes import ClassTable, TransitionTable
 from .format_automata import FormatTable
+from .json_formats import FORMAT_PATTERNS
 from .leaves import format_leaf
 from .string_masks import StringTables, codes_from, kept_on, quote_suffixes, tables_from_codes
 from .vocabulary import TokenTrie, merged_classes
@@ -56,14 +58,13 @@ hostname's, an e-mail address's characters); a narrower one (a date's digits) ha
 which `leaf_exits` lists."""
 
 PREPARED_FORMATS = ("email", "hostname", "uri", "uri-reference")
-"""The formats a `brzozowski.vocabulary.Vocabulary` prepares (`prepare_formats`): those with wide
-states met most often (hundreds of an e-mail address's and a hostname's; a URI's, a URI
-reference's; ``uri``'s class trie serves ``iri`` and ``iri-reference`` too, which share its byte
-classes). Any other format's class trie and tables are built when first needed."""
+"""The formats whose class trie (`format_trie`) a `brzozowski.vocabulary.Vocabulary` builds
+(`prepare_formats`): those with wide states met most often (hundreds of an e-mail address's and a
+hostname's; a URI's, a URI reference's). Another format's wide states walk the byte trie."""
 
 PREPARED_DEPTH = 2
-"""A prepared format's wide states within this many bytes of its start (the opening quote
-included) get their `leaf_tables` with the vocabulary."""
+"""A format's states within this many bytes of its start (the opening quote included) get their
+tables with the vocabulary (`prepare_formats`)."""
 
 FORMAT_TRIE_LIVE_BYTES = 128
 """`format_trie` serves formats that fewer bytes than this lead somewhere in (``regex``'s lead
@@ -140,18 +141,35 @@ class FormatTrie(NamedTuple):
 
 
 def format_trie(trie: VocabTrie, automaton: LeafAutomaton) -> FormatTrie | None:
-    """The `FormatTrie` of a format's table (per vocabulary and byte partition, kept on the trie:
-    ~13-15 ms over o200k_base, built with a `brzozowski.vocabulary.Vocabulary` for the formats
-    of `PREPARED_FORMATS`); None for a lazy automaton, or a table that `FORMAT_TRIE_LIVE_BYTES`
-    or more bytes lead somewhere in (its class trie would be most of the byte trie)."""
+    """The `FormatTrie` of a format's table, if the vocabulary prepared one (`prepare_formats`);
+    else None: a lazy automaton's states, or another format's, walk the byte trie (building a
+    class trie, ~15 ms over o200k_base, would hold up the mask step that first needs it)."""
     if not isinstance(automaton.dfa, FormatTable):
         return None
-    table = automaton.dfa
+    key = _trie_key(automaton.dfa)
+    found = None if key is None else trie.tables.get(key)
+    return None if found is None else found[0]
+
+
+@lru_cache(maxsize=None)
+def _trie_key(table: FormatTable) -> tuple | None:
+    """Where a vocabulary keeps the `FormatTrie` of `table` (formats with the same byte classes
+    and live bytes share one: a URI's and an IRI's); None if `FORMAT_TRIE_LIVE_BYTES` or more
+    bytes lead somewhere in it (its class trie would be most of the byte trie)."""
     live = (table.columns != DEAD).any(axis=0)
     if np.count_nonzero(live[table.classes]) >= FORMAT_TRIE_LIVE_BYTES:
         return None
+    return ("format-trie", table.classes.tobytes(), live.tobytes())
+
+
+def _prepare_format_trie(trie: VocabTrie, table: FormatTable) -> None:
+    """Build and keep the `FormatTrie` of `table` over `trie` (if it gets one: `_trie_key`)."""
+    key = _trie_key(table)
+    if key is None:
+        return
 
     def build() -> tuple[FormatTrie]:
+        live = np.frombuffer(key[2], dtype=bool)
         classes, merged = merged_classes(trie, table.classes, live)
         token_nodes = classes.token_node.take(classes.token_ids)
         quote_nodes = merged.take(quote_suffixes(trie).quote_node)
@@ -159,27 +177,35 @@ def format_trie(trie: VocabTrie, automaton: LeafAutomaton) -> FormatTrie | None:
         for array in (token_nodes, quote_nodes, labels):
             array.setflags(write=False)
         return (FormatTrie(classes, classes.token_ids, token_nodes, quote_nodes, labels),)
-    return kept_on(trie, ("format-trie", table.classes.tobytes(), live.tobytes()), build)[0]
+    kept_on(trie, key, build)
 
 
 def prepare_formats(trie: VocabTrie) -> None:
-    """Build the `format_trie` of every format of `PREPARED_FORMATS` (so no mask step waits ~15
-    ms for one), and the `leaf_tables` of its wide states within `PREPARED_DEPTH` bytes of its
-    start (the states every string of the format begins in: 0.5-1.5 ms each on first use
-    otherwise). A `brzozowski.vocabulary.Vocabulary` calls it (~70 ms over o200k_base)."""
-    for name in PREPARED_FORMATS:
+    """Build the `format_trie` of every format of `PREPARED_FORMATS`, and for every shipped format
+    the tables of its states within `PREPARED_DEPTH` bytes of its start (the states every string
+    of the format begins in: 0.5-1.5 ms each on first use otherwise): `leaf_tables` of the wide
+    ones (of a prepared format), `leaf_exits` of the others. A `brzozowski.vocabulary.Vocabulary`
+    calls it (~80 ms over o200k_base)."""
+    for name in FORMAT_PATTERNS:
         atom = format_leaf(name)
-        if atom is not None:
-            format_trie(trie, atom.table)
-            for q in _first_wide_states(atom.table.dfa):
-                leaf_tables(trie, atom.table, q)
+        if atom is None:
+            continue
+        automaton = atom.table
+        prepared = name in PREPARED_FORMATS
+        if prepared:
+            _prepare_format_trie(trie, automaton.dfa)
+        for q, wide in _first_states(automaton.dfa):
+            if not wide:
+                leaf_exits(trie, automaton, q)
+            elif prepared:
+                leaf_tables(trie, automaton, q)
 
 
-def _first_wide_states(table: FormatTable) -> list[int]:
-    """The states of `table` within `PREPARED_DEPTH` bytes of its start whose first bytes are at
-    least `WIDE_LEAF_BYTES` (the states `leaf_tables` serves)."""
+def _first_states(table: FormatTable) -> list[tuple[int, bool]]:
+    """The states of `table` within `PREPARED_DEPTH` bytes of its start, each with whether its
+    first bytes are at least `WIDE_LEAF_BYTES` (the states `leaf_tables` serves)."""
     firsts = (table.columns != DEAD)[:, table.classes].sum(axis=1)
-    level, seen, wide = [table.start], {table.start}, []
+    level, seen, found = [table.start], {table.start}, []
     for _ in range(PREPARED_DEPTH):
         below = []
         for state in level:
@@ -187,9 +213,9 @@ def _first_wide_states(table: FormatTable) -> list[int]:
                 if target != DEAD and target not in seen:
                     seen.add(target)
                     below.append(target)
-        wide += [state for state in below if firsts[state] >= WIDE_LEAF_BYTES]
+        found += [(state, bool(firsts[state] >= WIDE_LEAF_BYTES)) for state in below]
         level = below
-    return wide
+    return found
 
 
 class LeafExits(NamedTuple):

@@ -153,6 +153,24 @@ def test_states_inside_a_wide_format_are_masked_from_the_leaf_tables_as_defined(
         assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), text
 
 
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=string_tokens)
+def test_wide_states_of_a_format_without_a_class_trie_walk_the_byte_trie_as_defined(vocab):
+    """A JSON pointer's or a regex's wide states (no class trie prepared: their tables read the
+    byte trie) are masked as defined."""
+    vocab = [*vocab, b"/a", b"~0", b"~1", b"/", b'b"', b'"]', b"a*", b"(x)", b"\\.", None]
+    eos = len(vocab) - 1
+    schema = {"type": "array", "items": {"anyOf": [{"type": "string", "format": "json-pointer"},
+                                                   {"type": "integer"}]}}
+    lazy = compile_json_schema({"type": "object", "properties": {
+        "p": schema, "r": {"type": "string", "format": "regex"}}, "additionalProperties": False})
+    index = TokenIndex(lazy, vocab, eos_id=eos)
+    for text in (b'{"p":["/', b'{"p":["/ab', b'{"p":["/a~0/', b'{"r":"', b'{"r":"a(b', b'{"r":"x*'):
+        state = lazy.step(lazy.start, text)
+        assert lazy.term(state).children[0].kind == K_LEAF, text
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, eos)), text
+
+
 FORMAT_TEXTS = [b'{"day":"2024-02-2', b'{"day":"2024-02-29', b'{"day":"2024-02-29","ip":"10.0.0.1',
                 b'{"day":"2024-02-29","ids":["123e4567-e89b-12d3-a456-42661417400',
                 b'{"day":"2024-02-29","ids":["123e4567-e89b-12d3-a456-426614174000',
@@ -265,18 +283,29 @@ def test_the_deep_levels_of_a_format_trie_read_in_python_give_the_codes_numpy_gi
         string_masks.PYTHON_TAIL_NODES = levels
 
 
-def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_common_formats():
-    """Building a `Vocabulary` builds each prepared format's class trie and the tables of its wide
-    states within `PREPARED_DEPTH` bytes of its start: a first mask there reads them."""
-    from brzozowski.leaf_masks import PREPARED_FORMATS, _first_wide_states
+def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_formats():
+    """Building a `Vocabulary` builds each prepared format's class trie, and the tables of every
+    format's states within `PREPARED_DEPTH` bytes of its start (a prepared format's wide ones,
+    every narrow one): a first mask there reads them. A format not prepared gets no class trie
+    later either (its wide states walk the byte trie)."""
+    from brzozowski.leaf_masks import PREPARED_FORMATS, _first_states, _trie_key
 
-    trie = Vocabulary([b"a", b"b.", b"://", b'"', b'x"', b"@c"]).trie
+    trie = Vocabulary([b"a", b"b.", b"://", b'"', b'x"', b"@c", b"20", b"2024-"]).trie
     cache = trie.tables[("leaf-tables",)][0]
-    for name in PREPARED_FORMATS:
+    keys = {_trie_key(json_string_term(format=name).table.dfa) for name in PREPARED_FORMATS}
+    for name in FORMAT_PATTERNS:
         automaton = json_string_term(format=name).table
-        assert any(key[0] == "format-trie" and key[1] == automaton.dfa.classes.tobytes() for key in trie.tables)
-        states = _first_wide_states(automaton.dfa)
-        assert states and all(("quoted", automaton.id, q) in cache for q in states), name
+        prepared = name in PREPARED_FORMATS
+        shared = _trie_key(automaton.dfa) in keys  # (an IRI reads a URI's: same classes)
+        assert (format_trie(trie, automaton) is not None) == shared, name
+        states = _first_states(automaton.dfa)
+        assert states, name
+        for q, wide in states:
+            if not wide:
+                assert ("exits", automaton.id, q) in cache, name
+            elif prepared:
+                assert ("quoted", automaton.id, q) in cache, name
+    assert format_trie(trie, json_string_term(format="regex").table) is None
 
 
 def test_a_leaf_automaton_is_its_terms_language():
