@@ -176,6 +176,7 @@ def _prepare_format_trie(trie: VocabTrie, table: FormatTable) -> None:
         labels = table.classes.astype(np.uint8).take(classes.byte)
         for array in (token_nodes, quote_nodes, labels):
             array.setflags(write=False)
+        classes.python_view()  # (what `codes_from` reads its deep levels through: built now, once)
         return (FormatTrie(classes, classes.token_ids, token_nodes, quote_nodes, labels),)
     kept_on(trie, key, build)
 
