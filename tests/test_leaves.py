@@ -141,10 +141,15 @@ def test_states_inside_a_wide_format_are_masked_from_the_leaf_tables_as_defined(
     token by token."""
     vocab = [*vocab, b"https", b"://", b"ex", b".co", b'/a"', b'a"}', b'c",', b'b"]', b'x","',
              b'@', b'h:', b'","host":"', b'"],"', b'\\u0061', None]
+    _assert_leaf_masks_as_defined(compile_json_schema(URL_SCHEMA), vocab, URL_TEXTS)
+
+
+def _assert_leaf_masks_as_defined(lazy: LazyDFA, vocab: list, texts: list[bytes]) -> None:
+    """At the state after each of `texts` (inside a format's string; EOS: the vocabulary's last
+    token): the mask comes from the leaf's tables and is the definition, token by token."""
     eos = len(vocab) - 1
-    lazy = compile_json_schema(URL_SCHEMA)
     index = TokenIndex(lazy, vocab, eos_id=eos)
-    for text in URL_TEXTS:
+    for text in texts:
         state = lazy.step(lazy.start, text)
         assert lazy.term(state).children[0].kind == K_LEAF, text
         served = index.leaf_masks
@@ -159,16 +164,12 @@ def test_wide_states_of_a_format_without_a_class_trie_walk_the_byte_trie_as_defi
     """A JSON pointer's or a regex's wide states (no class trie prepared: their tables read the
     byte trie) are masked as defined."""
     vocab = [*vocab, b"/a", b"~0", b"~1", b"/", b'b"', b'"]', b"a*", b"(x)", b"\\.", None]
-    eos = len(vocab) - 1
-    schema = {"type": "array", "items": {"anyOf": [{"type": "string", "format": "json-pointer"},
-                                                   {"type": "integer"}]}}
+    pointers = {"type": "array", "items": {"anyOf": [{"type": "string", "format": "json-pointer"},
+                                                     {"type": "integer"}]}}
     lazy = compile_json_schema({"type": "object", "properties": {
-        "p": schema, "r": {"type": "string", "format": "regex"}}, "additionalProperties": False})
-    index = TokenIndex(lazy, vocab, eos_id=eos)
-    for text in (b'{"p":["/', b'{"p":["/ab', b'{"p":["/a~0/', b'{"r":"', b'{"r":"a(b', b'{"r":"x*'):
-        state = lazy.step(lazy.start, text)
-        assert lazy.term(state).children[0].kind == K_LEAF, text
-        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, eos)), text
+        "p": pointers, "r": {"type": "string", "format": "regex"}}, "additionalProperties": False})
+    _assert_leaf_masks_as_defined(lazy, vocab, [b'{"p":["/', b'{"p":["/a~', b'{"r":"', b'{"r":"a(b',
+                                                b'{"r":"x*'])
 
 
 FORMAT_TEXTS = [b'{"day":"2024-02-2', b'{"day":"2024-02-29', b'{"day":"2024-02-29","ip":"10.0.0.1',
@@ -186,16 +187,7 @@ def test_states_near_the_end_of_a_narrow_format_are_masked_from_their_exits_as_d
     quote rests); it is the definition, token by token."""
     vocab = [*vocab, b'9', b'29', b'9"', b'9",', b'9","', b'1"}', b'0"]', b'0"],"', b'1",', b'0","ip":"',
              b'00"', b'3"', b'0"}', b'"}', b'-', b'.1', None]
-    eos = len(vocab) - 1
-    lazy = compile_json_schema(FORMAT_SCHEMA)
-    index = TokenIndex(lazy, vocab, eos_id=eos)
-    for text in FORMAT_TEXTS:
-        state = lazy.step(lazy.start, text)
-        assert lazy.term(state).children[0].kind == K_LEAF, text
-        served = index.leaf_masks
-        mask = index.mask(state)
-        assert index.leaf_masks == served + 1, text
-        assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), text
+    _assert_leaf_masks_as_defined(compile_json_schema(FORMAT_SCHEMA), vocab, FORMAT_TEXTS)
 
 
 def test_leaf_tables_over_o200k_are_shared_by_every_schema_and_equal_a_walk():
