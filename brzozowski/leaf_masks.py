@@ -32,7 +32,7 @@ import numpy as np
 
 from .alphabet import DEAD
 from .codes import ClassTable, TransitionTable
-from .format_automata import FormatTable
+from .format_automata import FormatTable, format_dfa
 from .json_formats import FORMAT_PATTERNS
 from .leaves import format_leaf
 from .string_masks import StringTables, codes_from, kept_on, quote_suffixes, tables_from_codes
@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from .vocabulary import VocabTrie
 
 __all__ = [
-    "FORMAT_TRIE_LIVE_BYTES", "LEAF_TABLE_BYTES", "PREPARED_DEPTH", "PREPARED_FORMATS", "WIDE_LEAF_BYTES",
+    "FORMAT_TRIE_LIVE_BYTES", "LEAF_TABLE_BYTES", "NARROW_FORMATS", "PREPARED_DEPTH", "PREPARED_FORMATS",
+    "WIDE_LEAF_BYTES",
     "FormatTrie", "LeafExits", "format_trie", "leaf_exits", "leaf_tables", "prepare_formats",
 ]
 
@@ -61,6 +62,10 @@ PREPARED_FORMATS = ("email", "hostname", "uri", "uri-reference")
 """The formats whose class trie (`format_trie`) a `brzozowski.vocabulary.Vocabulary` builds
 (`prepare_formats`): those with wide states met most often (hundreds of an e-mail address's and a
 hostname's; a URI's, a URI reference's). Another format's wide states walk the byte trie."""
+
+NARROW_FORMATS = ("date", "date-time", "duration", "ipv4", "ipv6", "time", "uuid")
+"""The formats without a wide state, which share one class trie prepared with the vocabulary
+(their exits walk it: a UUID's hex digits are one class there, a few nodes a level)."""
 
 PREPARED_DEPTH = 2
 """A format's states within this many bytes of its start (the opening quote included) get their
@@ -110,7 +115,7 @@ def leaf_tables(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> StringTabl
                 codes = codes_from(trie, table, q, _labels(trie, automaton, table))
                 coded, quote_nodes = None, quote_suffixes(trie).quote_node
             else:
-                codes = codes_from(classes.trie, table, q, classes.labels)
+                codes = codes_from(classes.trie, table, q, _format_labels(trie, automaton, classes))
                 coded = classes.token_ids, classes.token_nodes, classes.quote_nodes
                 quote_nodes = classes.quote_nodes
         closed = table.code(closed_state)
@@ -124,9 +129,11 @@ def leaf_tables(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> StringTabl
 
 
 class FormatTrie(NamedTuple):
-    """The class trie of a format's table over a vocabulary (`brzozowski.vocabulary.class_trie`
-    with the classes that lead nowhere left out): what `leaf_tables` walks instead of the byte
-    trie (a URI's 24k nodes, a hostname's 15k, of o200k_base's 422k)."""
+    """The class trie of formats' tables over a vocabulary (`brzozowski.vocabulary.class_trie`
+    over a partition that refines their byte classes, with the quote alone in its class and the
+    bytes that lead nowhere left out): what `leaf_tables` and `leaf_exits` walk instead of the
+    byte trie (a URI's 24k nodes, a hostname's 15k, the narrow formats' together ~?k, of
+    o200k_base's 422k)."""
 
     trie: TokenTrie
     token_ids: np.ndarray
@@ -134,51 +141,66 @@ class FormatTrie(NamedTuple):
     token_nodes: np.ndarray
     """... their nodes, ..."""
     quote_nodes: np.ndarray
-    """... the node past each quote of the vocabulary's `quote_suffixes` (its ``quote_node``
-    merged), ..."""
-    labels: np.ndarray
-    """... and each node's class (what it adds to its parent's code in the format's `ClassTable`)."""
+    """... and the node past each quote of the vocabulary's `quote_suffixes` (its ``quote_node``
+    merged)."""
 
 
 def format_trie(trie: VocabTrie, automaton: LeafAutomaton) -> FormatTrie | None:
     """The `FormatTrie` of a format's table, if the vocabulary prepared one (`prepare_formats`);
     else None: a lazy automaton's states, or another format's, walk the byte trie (building a
     class trie, ~15 ms over o200k_base, would hold up the mask step that first needs it)."""
-    if not isinstance(automaton.dfa, FormatTable):
-        return None
-    key = _trie_key(automaton.dfa)
-    found = None if key is None else trie.tables.get(key)
+    partition = _partition(automaton)
+    found = None if partition is None else trie.tables.get(partition[0])
     return None if found is None else found[0]
 
 
 @lru_cache(maxsize=None)
-def _trie_key(table: FormatTable) -> tuple | None:
-    """Where a vocabulary keeps the `FormatTrie` of `table` (formats with the same byte classes
-    and live bytes share one: a URI's and an IRI's); None if `FORMAT_TRIE_LIVE_BYTES` or more
-    bytes lead somewhere in it (its class trie would be most of the byte trie)."""
-    live = (table.columns != DEAD).any(axis=0)
-    if np.count_nonzero(live[table.classes]) >= FORMAT_TRIE_LIVE_BYTES:
+def _partition(automaton: LeafAutomaton) -> tuple[tuple, np.ndarray, np.ndarray] | None:
+    """(where a vocabulary keeps the `FormatTrie` that serves a format, each byte's class there,
+    the classes that lead somewhere): one trie for all `NARROW_FORMATS` (over their partitions'
+    meet), one per byte partition and live bytes for another format's table (a URI's serves an
+    IRI's); None for a lazy automaton, or a table that `FORMAT_TRIE_LIVE_BYTES` or more bytes lead
+    somewhere in (its class trie would be most of the byte trie)."""
+    if not isinstance(automaton.dfa, FormatTable):
         return None
-    return ("format-trie", table.classes.tobytes(), live.tobytes())
+    names = NARROW_FORMATS if automaton.name in NARROW_FORMATS else (automaton.name,)
+    tables = [format_dfa(name) for name in names]
+    live_bytes = np.zeros(256, dtype=bool)
+    for table in tables:
+        live_bytes |= (table.columns != DEAD).any(axis=0)[table.classes]
+    if np.count_nonzero(live_bytes) >= FORMAT_TRIE_LIVE_BYTES:
+        return None
+    signatures = [(b == 0x22, *(int(table.classes[b]) for table in tables)) for b in range(256)]
+    numbers: dict[tuple, int] = {}
+    classes = np.array([numbers.setdefault(signature, len(numbers)) for signature in signatures])
+    live = np.zeros(len(numbers), dtype=bool)
+    live[classes[live_bytes]] = True
+    return ("format-trie", classes.tobytes(), live.tobytes()), classes, live
 
 
-def _prepare_format_trie(trie: VocabTrie, table: FormatTable) -> None:
-    """Build and keep the `FormatTrie` of `table` over `trie` (if it gets one: `_trie_key`)."""
-    key = _trie_key(table)
-    if key is None:
+def _prepare_format_trie(trie: VocabTrie, automaton: LeafAutomaton) -> None:
+    """Build and keep the `FormatTrie` that serves `automaton` over `trie` (if one does)."""
+    partition = _partition(automaton)
+    if partition is None:
         return
+    key, class_of_byte, live = partition
 
     def build() -> tuple[FormatTrie]:
-        live = np.frombuffer(key[2], dtype=bool)
-        classes, merged = merged_classes(trie, table.classes, live)
+        classes, merged = merged_classes(trie, class_of_byte, live)
         token_nodes = classes.token_node.take(classes.token_ids)
         quote_nodes = merged.take(quote_suffixes(trie).quote_node)
-        labels = table.classes.astype(np.uint8).take(classes.byte)
-        for array in (token_nodes, quote_nodes, labels):
+        for array in (token_nodes, quote_nodes):
             array.setflags(write=False)
         classes.python_view()  # (what `codes_from` reads its deep levels through: built now, once)
-        return (FormatTrie(classes, classes.token_ids, token_nodes, quote_nodes, labels),)
+        return (FormatTrie(classes, classes.token_ids, token_nodes, quote_nodes),)
     kept_on(trie, key, build)
+
+
+def _format_labels(trie: VocabTrie, automaton: LeafAutomaton, classes: FormatTrie) -> np.ndarray:
+    """What each node of `classes` adds to its parent's code in the format's `ClassTable`: its
+    class there (the trie's partition refines the format's), per vocabulary and format."""
+    return _cached(trie, ("format-labels", automaton.id),
+                   lambda: automaton.dfa.classes.astype(np.uint8).take(classes.trie.byte))
 
 
 def prepare_formats(trie: VocabTrie) -> None:
@@ -192,9 +214,9 @@ def prepare_formats(trie: VocabTrie) -> None:
         if atom is None:
             continue
         automaton = atom.table
-        prepared = name in PREPARED_FORMATS
+        prepared = name in PREPARED_FORMATS or name in NARROW_FORMATS
         if prepared:
-            _prepare_format_trie(trie, automaton.dfa)
+            _prepare_format_trie(trie, automaton)
         for q, wide in _first_states(automaton.dfa):
             if not wide:
                 leaf_exits(trie, automaton, q)
@@ -250,51 +272,94 @@ def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
 
 
 def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
-    """`leaf_exits`, built (the caller holds the automaton's lock)."""
+    """`leaf_exits`, built (the caller holds the automaton's lock): over the format's class trie
+    if the vocabulary prepared one and the leaf ends only where its string closes, else over the
+    byte trie."""
+    classes = format_trie(trie, automaton)
+    if classes is not None:
+        walked = _live_walk(classes.trie, automaton, q, _format_labels(trie, automaton, classes))
+        if walked is not None:
+            inside, closing = walked
+            return _exits_past_quotes(trie, inside, closing, classes.trie, classes.quote_nodes)
     table = automaton.codes_table()
-    classes = table.classes if isinstance(table, ClassTable) else None  # (few nodes: no labels kept)
+    if isinstance(table, ClassTable):  # (few nodes: no labels kept for the whole byte trie)
+        walked = _live_walk(trie, automaton, q, None, table.classes)
+    else:
+        walked = _live_walk(trie, automaton, q, trie.byte)
+    if walked is not None:
+        return _exits_past_quotes(trie, *walked, trie, quote_suffixes(trie).quote_node)
+    return _exits_below(trie, automaton, q)
+
+
+def _live_walk(walk: TokenTrie, automaton: LeafAutomaton, q: int, labels: np.ndarray | None,
+               byte_classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """The nodes of `walk` that live from leaf state q, level by level: the tokens ending at them
+    (ids, ascending) and those where the leaf ends (its string closed), if the leaf ends only
+    where its string closes (every word ends at its one state with the language {ε}, just past a
+    quote); else None. `labels`: what each node adds to its parent's code (else its byte's class
+    in `byte_classes`, read per level)."""
+    table = automaton.codes_table()
     nodes, codes = np.zeros(1, dtype=np.intp), np.full(1, table.code(q), dtype=np.int32)
     live: list[np.ndarray] = []  # per level below the root: its live nodes, ...
     live_codes: list[np.ndarray] = []  # ... and their codes
     while len(nodes):
-        children, counts = trie.children_of(nodes)
+        children, counts = walk.children_of(nodes)
         parent_codes = np.repeat(codes, counts)
-        labels = trie.byte[children] if classes is None else classes.take(trie.byte[children])
-        found = table.ensure(parent_codes).take(parent_codes + labels)
+        added = labels[children] if labels is not None else byte_classes.take(walk.byte[children])
+        found = table.ensure(parent_codes).take(parent_codes + added)
         alive = found != 0
         nodes, codes = children[alive], found[alive]
         live.append(nodes)
         live_codes.append(codes)
     accepting = automaton.accepting_codes()  # per code >> shift: the state accepts
-    inside = np.sort(trie.tokens_at(np.concatenate(live))[0])
-    ending = [level[accepting[level_codes >> table.shift]] for level, level_codes in zip(live, live_codes)]
-    closing = np.concatenate(ending)  # the live nodes where the leaf may end
-    if automaton.closes_once() and (trie.byte[closing] == 0x22).all():
-        exits = _exits_past_quotes(trie, inside, closing)  # a string closing: every exit past a quote
-    else:
-        exits = _exits_below(trie, inside, bool(automaton.dfa.is_accepting(q)), ending)
+    closing = np.concatenate([level[accepting[level_codes >> table.shift]]
+                              for level, level_codes in zip(live, live_codes)])
+    if not automaton.closes_once() or not (walk.byte[closing] == 0x22).all():
+        return None
+    return np.sort(walk.tokens_at(np.concatenate(live))[0]), closing
+
+
+def _exits_past_quotes(trie: VocabTrie, inside: np.ndarray, closing: np.ndarray, walk: TokenTrie,
+                       quote_nodes: np.ndarray) -> LeafExits:
+    """The exits of a state whose leaf ends only where its string closes (`closing`: the live
+    nodes of `walk` just past a closing quote; `quote_nodes`: the node of `walk` past each quote
+    of the vocabulary's `quote_suffixes`): the tokens that go on past such a quote, read off
+    `quote_suffixes` with their rests (no walk below the closing nodes)."""
+    quotes = quote_suffixes(trie)
+    past = np.isin(quote_nodes, closing) & (quotes.quote_rest != 0)
+    tokens, rests = quotes.quote_token[past], quotes.quote_rest[past]
+    offsets = np.searchsorted(walk.level_start, quote_nodes[past], side="right") - 1
+    data = trie.tokens
+    after = np.array([data[t][d] for t, d in zip(tokens.tolist(), offsets.tolist())], dtype=np.intp)
+    return _frozen(LeafExits(inside, False, tokens, offsets, after, rests))
+
+
+def _frozen(exits: LeafExits) -> LeafExits:
     for array in exits:
         if isinstance(array, np.ndarray):
             array.setflags(write=False)
     return exits
 
 
-def _exits_past_quotes(trie: VocabTrie, inside: np.ndarray, closing: np.ndarray) -> LeafExits:
-    """The exits of a state whose leaf ends only where its string closes (`closing`: the live
-    nodes just past a closing quote): the tokens that go on past such a quote, read off the
-    vocabulary's `quote_suffixes` with their rests (no walk below the closing nodes)."""
-    quotes = quote_suffixes(trie)
-    past = np.isin(quotes.quote_node, closing) & (quotes.quote_rest != 0)
-    tokens, rests = quotes.quote_token[past], quotes.quote_rest[past]
-    offsets = np.searchsorted(trie.level_start, quotes.quote_node[past], side="right") - 1
-    data = trie.tokens
-    after = np.array([data[t][d] for t, d in zip(tokens.tolist(), offsets.tolist())], dtype=np.intp)
-    return LeafExits(inside, False, tokens, offsets, after, rests)
-
-
-def _exits_below(trie: VocabTrie, inside: np.ndarray, accepts: bool, ending: list[np.ndarray]) -> LeafExits:
-    """The exits of a state: every token below a live node where the leaf may end (`ending`, per
-    level from 1), by a walk of those nodes' subtrees."""
+def _exits_below(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
+    """The exits of a state of a leaf that may end before its string closes (or has no string:
+    a number): a walk of the live nodes of the byte trie, then of every token below a live node
+    where the leaf may end."""
+    table = automaton.codes_table()
+    byte_classes = table.classes if isinstance(table, ClassTable) else None
+    nodes, codes = np.zeros(1, dtype=np.intp), np.full(1, table.code(q), dtype=np.int32)
+    live: list[np.ndarray] = []  # per level below the root: its live nodes, ...
+    ending: list[np.ndarray] = []  # ... and those where the leaf may end
+    while len(nodes):
+        children, counts = trie.children_of(nodes)
+        parent_codes = np.repeat(codes, counts)
+        added = trie.byte[children] if byte_classes is None else byte_classes.take(trie.byte[children])
+        found = table.ensure(parent_codes).take(parent_codes + added)
+        alive = found != 0
+        nodes, codes = children[alive], found[alive]
+        live.append(nodes)
+        ending.append(nodes[automaton.accepting_codes()[codes >> table.shift]])  # (rows filled now)
+    inside = np.sort(trie.tokens_at(np.concatenate(live))[0])
     tokens, offsets, after = [], [], []
     for depth, below in enumerate(ending, start=1):
         children, counts = trie.children_of(below)
@@ -306,8 +371,9 @@ def _exits_below(trie: VocabTrie, inside: np.ndarray, accepts: bool, ending: lis
             offsets.append(np.full(len(found), depth, dtype=np.intp))
             grand, counts = trie.children_of(children)
             children, first = grand, np.repeat(first, counts)
-    return LeafExits(inside, accepts, *(np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
-                                        for arrays in (tokens, offsets, after)), None)
+    return _frozen(LeafExits(inside, bool(automaton.dfa.is_accepting(q)), *(
+        np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
+        for arrays in (tokens, offsets, after)), None))
 
 
 def _labels(trie: VocabTrie, automaton: LeafAutomaton, table: TransitionTable | ClassTable) -> np.ndarray:

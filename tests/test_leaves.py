@@ -266,29 +266,31 @@ def test_the_deep_levels_of_a_format_trie_read_in_python_give_the_codes_numpy_gi
     state = automaton.dfa.start
     for b in text:
         state = automaton.dfa.next_state(state, b)
-    codes = string_masks.codes_from(classes.trie, table, state, classes.labels)
+    labels = automaton.dfa.classes.astype(np.uint8).take(classes.trie.byte)
+    codes = string_masks.codes_from(classes.trie, table, state, labels)
     levels = string_masks.PYTHON_TAIL_NODES
     try:
         string_masks.PYTHON_TAIL_NODES = -1
-        assert np.array_equal(codes, string_masks.codes_from(classes.trie, table, state, classes.labels))
+        assert np.array_equal(codes, string_masks.codes_from(classes.trie, table, state, labels))
     finally:
         string_masks.PYTHON_TAIL_NODES = levels
 
 
 def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_formats():
-    """Building a `Vocabulary` builds each prepared format's class trie, and the tables of every
-    format's states within `PREPARED_DEPTH` bytes of its start (a prepared format's wide ones,
-    every narrow one): a first mask there reads them. A format not prepared gets no class trie
-    later either (its wide states walk the byte trie)."""
-    from brzozowski.leaf_masks import PREPARED_FORMATS, _first_states, _trie_key
+    """Building a `Vocabulary` builds each prepared format's class trie and one shared by the
+    narrow formats, and the tables of every format's states within `PREPARED_DEPTH` bytes of its
+    start (a prepared format's wide ones, every narrow one): a first mask there reads them. A
+    format not prepared gets no class trie later either (its wide states walk the byte trie)."""
+    from brzozowski.leaf_masks import NARROW_FORMATS, PREPARED_FORMATS, _first_states, _partition
 
     trie = Vocabulary([b"a", b"b.", b"://", b'"', b'x"', b"@c", b"20", b"2024-"]).trie
     cache = trie.tables[("leaf-tables",)][0]
-    keys = {_trie_key(json_string_term(format=name).table.dfa) for name in PREPARED_FORMATS}
+    keys = {_partition(json_string_term(format=name).table)[0] for name in PREPARED_FORMATS + NARROW_FORMATS}
     for name in FORMAT_PATTERNS:
         automaton = json_string_term(format=name).table
         prepared = name in PREPARED_FORMATS
-        shared = _trie_key(automaton.dfa) in keys  # (an IRI reads a URI's: same classes)
+        partition = _partition(automaton)
+        shared = partition is not None and partition[0] in keys  # (an IRI reads a URI's: same classes)
         assert (format_trie(trie, automaton) is not None) == shared, name
         states = _first_states(automaton.dfa)
         assert states, name
