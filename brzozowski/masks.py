@@ -954,7 +954,8 @@ class TokenIndex:
                     return None
                 found.append(self._after_leaf(after))
             if exits.exit_rests is not None:  # every exit closes the string: rests read per T
-                found.append(exits.exit_tokens[self._live_rests(after)[exits.exit_rests]])
+                if len(exits.exit_tokens):  # (none, far from the closing quote: T not read)
+                    found.append(exits.exit_tokens[self._live_rests(after)[exits.exit_rests]])
             elif len(exits.exit_tokens):
                 starts = _byte_flags(after.first)[exits.exit_bytes]
                 tokens = self.trie.tokens
