@@ -103,7 +103,7 @@ def positions(term: Term) -> int:
     return counts[term]
 
 
-def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
+def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES, keep: list[Term] | None = None) -> bool:
     """Whether the language of `term` is empty.
 
     Exact. A term without intersection or complement answers at once (it is empty iff it is ∅).
@@ -114,8 +114,11 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
     intersection-free, non-∅) term. So a JSON schema whose string leaves intersect a pattern with
     a length searches those leaves, not the whole document's automaton. Every answer is memoized
     on its term (``Term.empty``): the sub-terms settled, every term a search explored when it found
-    nothing, the path to what it found otherwise. A search of more than `max_states` terms raises
-    `StateBudgetError`.
+    nothing, the path to what it found otherwise. A search's terms live only while it runs (memos
+    are weak), unless `keep` is given: a list that gets the path's terms, for a caller that asks
+    about them next (an automaton, about its states' derivatives along the path; only the path:
+    a search's thousands of terms kept for good would cost every full garbage collection). A
+    search of more than `max_states` terms raises `StateBudgetError`.
 
     >>> from brzozowski.syntax import parse
     >>> is_empty(parse("a") & parse("b")), is_empty(parse("a*") & ~parse("a")), is_empty(EMPTY)
@@ -134,7 +137,7 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
             todo.pop()
             continue
         if t.kind == K_INTER or t.kind == K_COMPL:
-            _search(t, max_states)
+            _search(t, max_states, keep)
             continue
         if t.kind == K_STAR or (t.kind == K_REPEAT and t.lo == 0) or (
                 t.kind == K_ALT and not all(child.boolean for child in t.children)):
@@ -149,8 +152,9 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES) -> bool:
     return term.empty
 
 
-def _search(term: Term, max_states: int) -> None:
-    """Settle ``term.empty`` by a breadth-first search over its derivatives (see `is_empty`)."""
+def _search(term: Term, max_states: int, keep: list[Term] | None) -> None:
+    """Settle ``term.empty`` by a breadth-first search over its derivatives (see `is_empty`;
+    `keep` gets the path to what it found)."""
     parent: dict[Term, Term | None] = {term: None}
     derived: list[Term] = []  # the sub-terms' derivatives, alive for the search (memos are weak)
     queue = [term]
@@ -159,6 +163,8 @@ def _search(term: Term, max_states: int) -> None:
             found: Term | None = t
             while found is not None:
                 found.empty = False
+                if keep is not None:
+                    keep.append(found)
                 found = parent[found]
             return
         if t.empty:
@@ -192,7 +198,8 @@ class LazyDFA:
                 raise InputTypeError(f"{name} is a whole number, not {value!r:.40}")
             if value < 1:
                 raise ArgumentError(f"{name} must be at least 1, not {value}")
-        if is_empty(term, max_states):
+        self._derived: list[Term] = []  # every derivative computed here: memos only refer weakly
+        if is_empty(term, max_states, self._derived):
             raise EmptyLanguageError(f"the term {_abbreviated(term)} has an empty language: "
                                      "no automaton state exists")
         self.max_states = max_states
@@ -202,7 +209,6 @@ class LazyDFA:
         self._alphabet: ByteClasses | None = None  # see byte_classes: computed when first needed
         self._lock = threading.Lock()
         self._terms: list[Term] = []
-        self._derived: list[Term] = []  # every derivative computed here: memos only refer weakly
         self._numbers: dict[Term, int] = {}
         self._maps: list[ByteClasses] = []
         self._targets: list[list[int]] = []
@@ -317,7 +323,7 @@ class LazyDFA:
             found = self._numbers.get(term)
             if found is not None:
                 return found
-            if term is EMPTY or (term.boolean and is_empty(term, self.max_states)):
+            if term is EMPTY or (term.boolean and is_empty(term, self.max_states, self._derived)):
                 return DEAD
             return self._add(term)
 
@@ -347,7 +353,8 @@ class LazyDFA:
                 return target
             representative = self._maps[state].representatives[index]
             successor = derivative(self._terms[state], representative, self._derived)
-            if successor is EMPTY or (successor.boolean and is_empty(successor, self.max_states)):
+            if successor is EMPTY or (successor.boolean and is_empty(successor, self.max_states,
+                                                                     self._derived)):
                 target = DEAD
             else:
                 target = self._numbers.get(successor)
