@@ -386,3 +386,20 @@ def test_golden_oracle_agrees_on_a_boolean_term():
         mask = index.mask(lazy.step(lazy.start, text))
         assert oracle.mask_after(text) == np.flatnonzero(mask).tolist(), text
     assert oracle.mask_after(b"") == [0, 4, 7, 8]  # a, ab, abab, EOS: never c, cd or abc
+
+
+def test_an_automaton_keeps_the_path_its_emptiness_search_found(monkeypatch):
+    """`LazyDFA` asks whether its start is empty; the search's path to a nullable term is kept
+    with the automaton, so the states along it are known not to be empty without a new search
+    (a search's other terms are not kept)."""
+    from brzozowski import lazy
+
+    searches = []
+    search = lazy._search
+    monkeypatch.setattr(lazy, "_search", lambda *args: (searches.append(args[0]), search(*args))[1])
+    automaton = LazyDFA(parse("abc") & parse("[a-c]{3}"))
+    assert len(searches) == 1
+    state = automaton.start
+    for b in b"abc":
+        state = automaton.step(state, bytes([b]))
+    assert automaton.is_accepting(state) and len(searches) == 1
