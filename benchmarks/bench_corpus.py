@@ -447,7 +447,7 @@ def report(items: list[dict], results: dict[str, list[dict]], vocab_bytes: int |
                   f"{mb(statistics.median(kept))}, p99 {mb(_pct(kept, 99))}, max {mb(max(kept))}; of which the "
                   f"mask cache: mean {mb(statistics.fmean(cache))}")
             if vocab_bytes is not None:
-                print(f"shared vocabulary (byte trie + string tables), counted once: {mb(vocab_bytes)}")
+                print(f"shared vocabulary (byte trie + its tables), counted once: {mb(vocab_bytes)}")
             print()
     llg_refused = [r["refused"] for r in results["llguidance"] if "refused" in r]
     if llg_refused:
@@ -455,18 +455,32 @@ def report(items: list[dict], results: dict[str, list[dict]], vocab_bytes: int |
 
 
 def vocabulary_bytes() -> int | None:
-    """The shared per-vocabulary structures after a corpus run: byte trie + string tables."""
+    """The shared per-vocabulary structures after a corpus run: the byte trie and every table a
+    `Vocabulary` keeps on it (string and key tables, the formats' class tries and leaf tables)."""
+    import numpy as np
+
     try:
         from brzozowski import Vocabulary, load_tiktoken_vocab
     except ImportError:
         return None
-    from brzozowski.string_masks import string_automaton, string_tables
-
     vocabulary = Vocabulary(*load_tiktoken_vocab(VOCAB))
-    total = vocabulary.trie.nbytes
-    for r in string_automaton().interior:
-        total += sum(a.nbytes for a in string_tables(vocabulary.trie, r))
-    return total
+    seen: set[int] = set()
+
+    def size(value) -> int:  # the arrays a table holds (a class trie's too), each counted once
+        if id(value) in seen:
+            return 0
+        seen.add(id(value))
+        if isinstance(value, np.ndarray):
+            return value.nbytes
+        if hasattr(value, "level_views"):  # a class trie
+            return value.nbytes
+        if isinstance(value, (tuple, list)):
+            return sum(size(item) for item in value)
+        if hasattr(value, "values"):  # a dict, an LRU cache
+            return sum(size(item) for item in list(value.values()))
+        return 0
+
+    return vocabulary.trie.nbytes + size(vocabulary.trie.tables)
 
 
 def main() -> None:
