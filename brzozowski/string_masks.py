@@ -78,9 +78,10 @@ from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte, conca
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import TokenTrie, VocabTrie
 
-__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "PYTHON_TAIL_NODES", "QuoteSuffixes", "StringAutomaton", "StringTables",
-           "build_all_tables", "codes_from", "count_tables", "key_tables", "kept_on", "quote_suffixes",
-           "recognize", "recognize_counted", "string_automaton", "string_tables", "tables_from_codes"]
+__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "PYTHON_TAIL_NODES", "QuoteSuffixes", "StringAutomaton",
+           "StringTables", "build_all_tables", "codes_from", "count_tables", "key_tables", "kept_on",
+           "quote_suffixes", "recognize", "recognize_counted", "string_automaton", "string_tables",
+           "tables_from_codes"]
 
 
 class StringAutomaton:

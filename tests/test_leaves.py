@@ -246,7 +246,8 @@ def test_leaf_tables_over_o200k_read_from_the_format_trie_are_the_tables_by_defi
             elif data and q == closed:
                 past.add((t, data[i + 1:]))
         assert np.flatnonzero(tables.inside).tolist() == inside
-        assert {(t, rest_of[r]) for t, r in zip(tables.past_tokens.tolist(), tables.past_rest.tolist())} == past
+        rests = zip(tables.past_tokens.tolist(), tables.past_rest.tolist())
+        assert {(t, rest_of[r]) for t, r in rests} == past
 
 
 @settings(max_examples=30, deadline=None)
