@@ -127,7 +127,7 @@ def leaf_tables(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> StringTabl
                 codes = codes_from(trie, table, q, _labels(trie, automaton, table))
                 coded, quote_nodes = None, quote_suffixes(trie).quote_node
             else:
-                codes = codes_from(classes.trie, table, q, _format_labels(trie, automaton, classes))
+                codes = codes_from(classes.trie, table, q, _labels(trie, automaton, table, classes.trie))
                 coded = classes.token_ids, classes.token_nodes, classes.quote_nodes
                 quote_nodes = classes.quote_nodes
         closed = table.code(closed_state)
@@ -208,13 +208,6 @@ def _prepare_format_trie(trie: VocabTrie, automaton: LeafAutomaton) -> None:
     kept_on(trie, key, build)
 
 
-def _format_labels(trie: VocabTrie, automaton: LeafAutomaton, classes: FormatTrie) -> np.ndarray:
-    """What each node of `classes` adds to its parent's code in the format's `ClassTable`: its
-    class there (the trie's partition refines the format's), per vocabulary and format."""
-    return _cached(trie, ("format-labels", automaton.id),
-                   lambda: automaton.dfa.classes.astype(np.uint8).take(classes.trie.byte))
-
-
 def prepare_formats(trie: VocabTrie) -> None:
     """Build the `format_trie` of every format of `PREPARED_FORMATS` and the one `NARROW_FORMATS`
     share, and for every shipped format the tables of its states within `PREPARED_DEPTH` bytes of
@@ -289,7 +282,8 @@ def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
     byte trie."""
     classes = format_trie(trie, automaton)
     if classes is not None:
-        walked = _live_walk(classes.trie, automaton, q, _format_labels(trie, automaton, classes))
+        walked = _live_walk(classes.trie, automaton, q,
+                            _labels(trie, automaton, automaton.codes_table(), classes.trie))
         if walked is not None:
             inside, closing = walked
             return _exits_past_quotes(trie, inside, closing, classes.trie, classes.quote_nodes)
@@ -388,10 +382,14 @@ def _exits_below(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits
         for arrays in (tokens, offsets, after)), None))
 
 
-def _labels(trie: VocabTrie, automaton: LeafAutomaton, table: TransitionTable | ClassTable) -> np.ndarray:
-    """What each node of the trie adds to its parent's code in `table`: its byte, or (over a
-    `ClassTable`) its byte's class, per vocabulary and automaton (kept in the leaf-table cache)."""
+def _labels(trie: VocabTrie, automaton: LeafAutomaton, table: TransitionTable | ClassTable,
+            walk: TokenTrie | None = None) -> np.ndarray:
+    """What each node of `walk` (the byte trie, the default, or a format's class trie, whose
+    partition refines the format's) adds to its parent's code in `table`: its byte, or (over a
+    `ClassTable`) its byte's class, per vocabulary, automaton and trie (kept in the leaf-table
+    cache)."""
+    walk = trie if walk is None else walk
     if not isinstance(table, ClassTable):
-        return trie.byte
-    return _cached(trie, ("labels", automaton.id),
-                   lambda: table.classes.astype(np.uint8).take(trie.byte))
+        return walk.byte
+    return _cached(trie, ("labels", automaton.id, walk is trie),
+                   lambda: table.classes.astype(np.uint8).take(walk.byte))
