@@ -282,32 +282,32 @@ def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
     byte trie."""
     classes = format_trie(trie, automaton)
     if classes is not None:
-        walked = _live_walk(classes.trie, automaton, q,
-                            _labels(trie, automaton, automaton.codes_table(), classes.trie))
-        if walked is not None:
-            inside, closing = walked
-            return _exits_past_quotes(trie, inside, closing, classes.trie, classes.quote_nodes)
+        labels = _labels(trie, automaton, automaton.codes_table(), classes.trie)
+        live, ending = _live_levels(classes.trie, automaton, q, labels)
+        closing = np.concatenate(ending)
+        if _closes_on_quotes(classes.trie, automaton, closing):
+            return _exits_past_quotes(trie, _tokens_at(classes.trie, live), closing, classes.trie,
+                                      classes.quote_nodes)
     table = automaton.codes_table()
     if isinstance(table, ClassTable):  # (few nodes: no labels kept for the whole byte trie)
-        walked = _live_walk(trie, automaton, q, None, table.classes)
+        live, ending = _live_levels(trie, automaton, q, None, table.classes)
     else:
-        walked = _live_walk(trie, automaton, q, trie.byte)
-    if walked is not None:
-        return _exits_past_quotes(trie, *walked, trie, quote_suffixes(trie).quote_node)
-    return _exits_below(trie, automaton, q)
+        live, ending = _live_levels(trie, automaton, q, trie.byte)
+    closing = np.concatenate(ending)
+    if _closes_on_quotes(trie, automaton, closing):
+        return _exits_past_quotes(trie, _tokens_at(trie, live), closing, trie, quote_suffixes(trie).quote_node)
+    return _exits_below(trie, _tokens_at(trie, live), bool(automaton.dfa.is_accepting(q)), ending)
 
 
-def _live_walk(walk: TokenTrie, automaton: LeafAutomaton, q: int, labels: np.ndarray | None,
-               byte_classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
-    """The nodes of `walk` that live from leaf state q, level by level: the tokens ending at them
-    (ids, ascending) and those where the leaf ends (its string closed), if the leaf ends only
-    where its string closes (every word ends at its one state with the language {ε}, just past a
-    quote); else None. `labels`: what each node adds to its parent's code (else its byte's class
-    in `byte_classes`, read per level)."""
+def _live_levels(walk: TokenTrie, automaton: LeafAutomaton, q: int, labels: np.ndarray | None,
+                 byte_classes: np.ndarray | None = None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The nodes of `walk` that live from leaf state q, per level below the root, and among them
+    those where the leaf may end (its state accepts). `labels`: what each node adds to its
+    parent's code (else its byte's class in `byte_classes`, read per level)."""
     table = automaton.codes_table()
     nodes, codes = np.zeros(1, dtype=np.intp), np.full(1, table.code(q), dtype=np.int32)
-    live: list[np.ndarray] = []  # per level below the root: its live nodes, ...
-    live_codes: list[np.ndarray] = []  # ... and their codes
+    live: list[np.ndarray] = []
+    ending: list[np.ndarray] = []
     while len(nodes):
         children, counts = walk.children_of(nodes)
         parent_codes = np.repeat(codes, counts)
@@ -316,13 +316,19 @@ def _live_walk(walk: TokenTrie, automaton: LeafAutomaton, q: int, labels: np.nda
         alive = found != 0
         nodes, codes = children[alive], found[alive]
         live.append(nodes)
-        live_codes.append(codes)
-    accepting = automaton.accepting_codes()  # per code >> shift: the state accepts
-    closing = np.concatenate([level[accepting[level_codes >> table.shift]]
-                              for level, level_codes in zip(live, live_codes)])
-    if not automaton.closes_once() or not (walk.byte[closing] == 0x22).all():
-        return None
-    return np.sort(walk.tokens_at(np.concatenate(live))[0]), closing
+        ending.append(nodes[automaton.accepting_codes()[codes >> table.shift]])  # (rows filled now)
+    return live, ending
+
+
+def _tokens_at(walk: TokenTrie, levels: list[np.ndarray]) -> np.ndarray:
+    """The tokens ending at the nodes of `levels` (ids, ascending)."""
+    return np.sort(walk.tokens_at(np.concatenate(levels))[0])
+
+
+def _closes_on_quotes(walk: TokenTrie, automaton: LeafAutomaton, closing: np.ndarray) -> bool:
+    """Whether the leaf ends only where its string closes: every word ends at its one state with
+    the language {ε}, and the `closing` nodes where it ends are just past a quote."""
+    return automaton.closes_once() and bool((walk.byte[closing] == 0x22).all())
 
 
 def _exits_past_quotes(trie: VocabTrie, inside: np.ndarray, closing: np.ndarray, walk: TokenTrie,
@@ -347,25 +353,10 @@ def _frozen(exits: LeafExits) -> LeafExits:
     return exits
 
 
-def _exits_below(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
+def _exits_below(trie: VocabTrie, inside: np.ndarray, accepts: bool, ending: list[np.ndarray]) -> LeafExits:
     """The exits of a state of a leaf that may end before its string closes (or has no string:
-    a number): a walk of the live nodes of the byte trie, then of every token below a live node
-    where the leaf may end."""
-    table = automaton.codes_table()
-    byte_classes = table.classes if isinstance(table, ClassTable) else None
-    nodes, codes = np.zeros(1, dtype=np.intp), np.full(1, table.code(q), dtype=np.int32)
-    live: list[np.ndarray] = []  # per level below the root: its live nodes, ...
-    ending: list[np.ndarray] = []  # ... and those where the leaf may end
-    while len(nodes):
-        children, counts = trie.children_of(nodes)
-        parent_codes = np.repeat(codes, counts)
-        added = trie.byte[children] if byte_classes is None else byte_classes.take(trie.byte[children])
-        found = table.ensure(parent_codes).take(parent_codes + added)
-        alive = found != 0
-        nodes, codes = children[alive], found[alive]
-        live.append(nodes)
-        ending.append(nodes[automaton.accepting_codes()[codes >> table.shift]])  # (rows filled now)
-    inside = np.sort(trie.tokens_at(np.concatenate(live))[0])
+    a number), from the live nodes of the byte trie where it may end (`ending`, per level from
+    1): every token below them, by a walk of their subtrees."""
     tokens, offsets, after = [], [], []
     for depth, below in enumerate(ending, start=1):
         children, counts = trie.children_of(below)
@@ -377,9 +368,9 @@ def _exits_below(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits
             offsets.append(np.full(len(found), depth, dtype=np.intp))
             grand, counts = trie.children_of(children)
             children, first = grand, np.repeat(first, counts)
-    return _frozen(LeafExits(inside, bool(automaton.dfa.is_accepting(q)), *(
-        np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
-        for arrays in (tokens, offsets, after)), None))
+    exit_tokens, exit_offsets, exit_bytes = (np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
+                                             for arrays in (tokens, offsets, after))
+    return _frozen(LeafExits(inside, accepts, exit_tokens, exit_offsets, exit_bytes, None))
 
 
 def _labels(trie: VocabTrie, automaton: LeafAutomaton, table: TransitionTable | ClassTable,
