@@ -1276,15 +1276,17 @@ class TokenIndex:
         `after`, but those closing at the `handled` nodes. Not `opened`: the same for the state
         before the key's opening quote, every token beginning with it."""
         trie = self.trie
-        reached = _Reached(trie)
-        if found:
-            reached.add(_Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
-        mask = reached.tokens()
         tables = key_tables(trie, opened)
-        mask |= tables.inside
+        mask = tables.inside.copy()
+        if found:
+            mask[trie.tokens_at(np.array(found, dtype=np.intp))[0]] = True
         allowed_seeds = None
-        if handled:
-            allowed_seeds = ~np.isin(tables.closing, np.array(handled, dtype=np.intp))
+        if handled:  # (the closing nodes are sorted: each handled one found by bisection)
+            closing = tables.closing
+            at = closing.searchsorted(handled)
+            at = at[closing.take(at, mode="clip") == handled]
+            allowed_seeds = np.ones(len(closing), dtype=bool)
+            allowed_seeds[at] = False
         mask[self._past_the_quote(tables, allowed_seeds, after)] = True
         self.key_masks += 1
         return mask
