@@ -143,6 +143,14 @@ cyclic garbage for the next full collection, and bounds churn more than patterns
 
 _NUMBER_LEAVES: dict[tuple, tuple[Term, tuple[str, ...]]] = {}
 
+_PLAIN_NUMBERS: dict[Term, Term] = {}
+"""The integers and the numbers without keywords (the most common leaves of all: half of the
+benchmark corpus's numeric schemas) as leaves (`brzozowski.leaves.shared_leaf`), kept for the life
+of the process: every `brzozowski.vocabulary.Vocabulary` prepares their states' exits
+(`brzozowski.leaf_masks.prepare_leaves`), so a mask inside a number reads them instead of walking
+the ~1,100 digit tokens. (Bounded numbers stay terms: each bound would be its own automaton, its
+exits built in a mask step.)"""
+
 
 def _numbers(build, notes: list[str] | None, **keywords: object) -> Term:
     """`build(**keywords)` (`integer_term` or `number_term`), from `_NUMBER_LEAVES` when it is there."""
@@ -154,6 +162,8 @@ def _numbers(build, notes: list[str] | None, **keywords: object) -> Term:
     if found is None:
         made: list[str] = []
         term = build(notes=made, **keywords)
+        if all(value is None for value in keywords.values()):
+            term = _PLAIN_NUMBERS.setdefault(term, shared_leaf(term))
         found = (term, tuple(made))
         if key is not None:
             while len(_NUMBER_LEAVES) >= MAX_NUMBER_LEAVES:  # full: the oldest goes

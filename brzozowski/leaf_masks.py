@@ -19,10 +19,12 @@ what follows the leaf depends on the schema. Two shapes:
   token, where it leaves, the byte after), and read against T's first bytes, then T itself. A
   format's leaf ends only where its string closes, so its exits are the tokens that go on past a
   closing quote: their rests are read from T as a string's are (`TokenIndex._live_rests`, kept
-  per T), no derivative per token. (Numbers are not leaves: measured over the benchmark corpus,
-  as leaves their masks cost the same.)
+  per T), no derivative per token. The integers and numbers without keywords are leaves too
+  (`brzozowski.json_leaves`): their exits, prepared with the vocabulary, replace a walk of the
+  ~1,100 digit tokens (bounded numbers stay terms: each bound its own automaton, whose exits
+  would be built in a mask step; with them as leaves the corpus's masks cost as much as walked).
 
-Where the vocabulary prepared one (`prepare_formats`, with every `brzozowski.vocabulary.Vocabulary`),
+Where the vocabulary prepared one (`prepare_leaves`, with every `brzozowski.vocabulary.Vocabulary`),
 the tables walk a *format trie* (`FormatTrie`): the class trie of the format's byte classes with
 the bytes that lead nowhere left out, 4-24k nodes instead of o200k_base's 422k (one per common
 format with wide states, one shared by the formats without), its deepest levels in plain Python.
@@ -43,6 +45,7 @@ import numpy as np
 
 from .alphabet import DEAD
 from .codes import ClassTable, TransitionTable
+from .dfa import explore
 from .format_automata import FormatTable, format_dfa
 from .json_formats import FORMAT_PATTERNS
 from .leaves import format_leaf
@@ -56,7 +59,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMAT_TRIE_LIVE_BYTES", "LEAF_TABLE_BYTES", "NARROW_FORMATS", "PREPARED_DEPTH", "PREPARED_FORMATS",
     "WIDE_LEAF_BYTES", "FormatTrie", "LeafExits", "format_trie", "leaf_exits", "leaf_tables",
-    "prepare_formats",
+    "prepare_leaves",
 ]
 
 LEAF_TABLE_BYTES = 32 * 1024 * 1024
@@ -72,7 +75,7 @@ which `leaf_exits` lists."""
 
 PREPARED_FORMATS = ("email", "hostname", "uri", "uri-reference")
 """The formats whose class trie (`format_trie`) a `brzozowski.vocabulary.Vocabulary` builds
-(`prepare_formats`): those with wide states met most often (hundreds of an e-mail address's and a
+(`prepare_leaves`): those with wide states met most often (hundreds of an e-mail address's and a
 hostname's; a URI's, a URI reference's). Another format's wide states walk the byte trie."""
 
 NARROW_FORMATS = ("date", "date-time", "duration", "ipv4", "ipv6", "time", "uuid")
@@ -81,7 +84,7 @@ NARROW_FORMATS = ("date", "date-time", "duration", "ipv4", "ipv6", "time", "uuid
 
 PREPARED_DEPTH = 2
 """A format's states within this many bytes of its start (the opening quote included) get their
-tables with the vocabulary (`prepare_formats`)."""
+tables with the vocabulary (`prepare_leaves`)."""
 
 FORMAT_TRIE_LIVE_BYTES = 128
 """`format_trie` serves formats that fewer bytes than this lead somewhere in (``regex``'s lead
@@ -158,7 +161,7 @@ class FormatTrie(NamedTuple):
 
 
 def format_trie(trie: VocabTrie, automaton: LeafAutomaton) -> FormatTrie | None:
-    """The `FormatTrie` of a format's table, if the vocabulary prepared one (`prepare_formats`);
+    """The `FormatTrie` of a format's table, if the vocabulary prepared one (`prepare_leaves`);
     else None: a lazy automaton's states, or another format's, walk the byte trie (building a
     class trie, ~15 ms over o200k_base, would hold up the mask step that first needs it)."""
     partition = _partition(automaton)
@@ -208,12 +211,13 @@ def _prepare_format_trie(trie: VocabTrie, automaton: LeafAutomaton) -> None:
     kept_on(trie, key, build)
 
 
-def prepare_formats(trie: VocabTrie) -> None:
+def prepare_leaves(trie: VocabTrie) -> None:
     """Build the `format_trie` of every format of `PREPARED_FORMATS` and the one `NARROW_FORMATS`
     share, and for every shipped format the tables of its states within `PREPARED_DEPTH` bytes of
     its start (the states every string of the format begins in: 0.5-1.5 ms each on first use
-    otherwise): `leaf_tables` of the wide ones (of a prepared format), `leaf_exits` of the others.
-    A `brzozowski.vocabulary.Vocabulary` calls it (~0.14 s and ~17 MB over o200k_base)."""
+    otherwise): `leaf_tables` of the wide ones (of a prepared format), `leaf_exits` of the others;
+    and the `leaf_exits` of every state of the plain integers' and numbers' leaves (~1 ms each).
+    A `brzozowski.vocabulary.Vocabulary` calls it (~0.15 s and ~17 MB over o200k_base)."""
     for name in FORMAT_PATTERNS:
         atom = format_leaf(name)
         if atom is None:
@@ -227,6 +231,11 @@ def prepare_formats(trie: VocabTrie) -> None:
                 leaf_exits(trie, automaton, q)
             elif prepared:
                 leaf_tables(trie, automaton, q)
+    from .json_leaves import json_integer_term, json_number_term  # (it imports the compiler's modules)
+    for atom in (json_integer_term(), json_number_term()):
+        accepting, _ = explore(atom.table.dfa)  # (its ~10 states, each numbered)
+        for q in range(len(accepting)):
+            leaf_exits(trie, atom.table, q)
 
 
 def _first_states(table: FormatTable) -> list[tuple[int, bool]]:

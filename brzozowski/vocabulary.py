@@ -204,8 +204,8 @@ class Vocabulary:
     prebuilt `VocabTrie`. `eos_id`: the end-of-sequence token (allowed exactly in accepting
     states), or None. Building it builds the byte trie (~0.2 s over o200k_base, shared with every
     other `Vocabulary` of the same tokens), the JSON-string tables (`brzozowski.string_masks`,
-    ~0.1 s), and the formats' class tries and the tables of their first states
-    (`brzozowski.leaf_masks.prepare_formats`, ~0.14 s); all are kept on the trie (~48 MB in all over
+    ~0.1 s), and the formats' class tries, the tables of their first states and the plain numbers' exits
+    (`brzozowski.leaf_masks.prepare_leaves`, ~0.15 s); all are kept on the trie (~48 MB in all over
     o200k_base). Passing a `Vocabulary` to `brzozowski.masks.TokenIndex` then costs microseconds
     per index; passing the token list makes every index look the trie up by the tokens' contents
     (hashing every token: ~10-30 ms over o200k_base).
@@ -217,8 +217,8 @@ class Vocabulary:
         self.trie = vocab_trie(tokens)
         self.eos_id = checked_eos(eos_id, self.trie.vocab_size)
         build_all_tables(self.trie)
-        from .leaf_masks import prepare_formats  # (it reads this module's tries: imported here)
-        prepare_formats(self.trie)
+        from .leaf_masks import prepare_leaves  # (it reads this module's tries: imported here)
+        prepare_leaves(self.trie)
 
     @property
     def tokens(self) -> tuple[bytes | None, ...]:

@@ -16,7 +16,7 @@ from brzozowski import DEAD, compile_json_schema, regex_to_dfa
 from brzozowski.derivatives import derivative, derivative_classes, matches
 from brzozowski.format_automata import build_format_dfa, format_dfa, format_term
 from brzozowski.json_formats import FORMAT_PATTERNS, parse_format
-from brzozowski.json_leaves import json_string_term
+from brzozowski.json_leaves import json_integer_term, json_number_term, json_string_term
 from brzozowski.lazy import LazyDFA
 from brzozowski.leaves import LeafAutomaton, shared_leaf
 from brzozowski.masks import TokenIndex
@@ -279,9 +279,10 @@ def test_the_deep_levels_of_a_format_trie_read_in_python_give_the_codes_numpy_gi
 
 def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_formats():
     """Building a `Vocabulary` builds each prepared format's class trie and one shared by the
-    narrow formats, and the tables of every format's states within `PREPARED_DEPTH` bytes of its
-    start (a prepared format's wide ones, every narrow one): a first mask there reads them. A
-    format not prepared gets no class trie later either (its wide states walk the byte trie)."""
+    narrow formats, the tables of every format's states within `PREPARED_DEPTH` bytes of its
+    start (a prepared format's wide ones, every narrow one) and the exits of every state of the
+    plain integers and numbers: a first mask there reads them. A format not prepared gets no
+    class trie later either (its wide states walk the byte trie)."""
     from brzozowski.leaf_masks import NARROW_FORMATS, PREPARED_FORMATS, _first_states, _partition
 
     trie = Vocabulary([b"a", b"b.", b"://", b'"', b'x"', b"@c", b"20", b"2024-"]).trie
@@ -301,6 +302,11 @@ def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_formats()
             elif prepared:
                 assert ("quoted", automaton.id, q) in cache, name
     assert format_trie(trie, json_string_term(format="regex").table) is None
+    for atom in (json_integer_term(), json_number_term()):  # the plain numbers: every state's exits
+        assert atom.kind == K_LEAF
+        assert atom.table.dfa.n_states >= 4
+        for q in range(atom.table.dfa.n_states):
+            assert ("exits", atom.table.id, q) in cache, (atom, q)
 
 
 def test_a_leaf_automaton_is_its_terms_language():
@@ -318,6 +324,12 @@ DATE_SCHEMA = {"type": "object", "properties": {
 DATE_TEXTS = [b'{"d":', b'{"d":"', b'{"d":"2024-0', b'{"d":"2024-02-2', b'{"ip":["', b'{"ip":["10.0.',
               b'{"ip":["1.2.3.4","9', b'{"id":"12345678-', b'{"id":"12345678-9abc-def0-1234-56789abcde']
 NUMBER_TEXTS = [b"[", b"[0.", b"[49.5", b"[1", b"[12,", b"[12,-", b"[12,11", b"[0,12", b"[3,1"]
+PLAIN_NUMBER_SCHEMA = {"type": "object", "properties": {
+    "n": {"type": "number"}, "i": {"type": "integer"}, "xs": {"type": "array", "items": {"type": "number"}}},
+    "additionalProperties": False}
+PLAIN_NUMBER_TEXTS = [b'{"n":', b'{"n":-', b'{"n":0', b'{"n":12', b'{"n":1.', b'{"n":1.5', b'{"n":1e',
+                      b'{"n":1E-', b'{"n":-0.5e+2', b'{"i":', b'{"i":-', b'{"i":120', b'{"xs":[1,2',
+                      b'{"n":1,"i":1']
 number_tokens = st.lists(
     st.one_of(
         st.binary(min_size=1, max_size=5).map(lambda bs: bytes(b'0129-.eE+,}]"kxd:['[b % 18] for b in bs)),
@@ -333,19 +345,19 @@ number_tokens = st.lists(
 @given(vocab=number_tokens)
 def test_narrow_leaf_states_are_masked_from_their_exits_as_defined(vocab):
     """A date's, an IPv4 address's or a UUID's states are narrow leaf states, and so is every state
-    of a number made a leaf (``[0-9]+`` may end after any digit: exits midway through a token):
+    of a number made a leaf (``[0-9]+`` may end after any digit: exits midway through a token; the
+    schema compiler makes the numbers and integers without keywords leaves):
     their masks come from the exits of the leaf state (the tokens it reads whole, those after
     which what follows reads the rest, and what follows itself when the state accepts) and are
     the definition, token by token."""
-    from brzozowski.json_leaves import json_integer_term, json_number_term
-
     vocab = [*vocab, b",", b",1", b"]", b'",', b'"]', b"-", None]
     eos = len(vocab) - 1
     lazy = compile_json_schema(DATE_SCHEMA)
     numbers = LazyDFA(concat(literal(b"["), shared_leaf(json_number_term(minimum=0, maximum=50)),
                              literal(b","), shared_leaf(json_integer_term(minimum=-5, maximum=120)),
                              parse("(,[0-9])*\\]")))
-    for automaton, texts in ((lazy, DATE_TEXTS), (numbers, NUMBER_TEXTS)):
+    plain = compile_json_schema(PLAIN_NUMBER_SCHEMA)  # (the numbers without keywords: leaves)
+    for automaton, texts in ((lazy, DATE_TEXTS), (numbers, NUMBER_TEXTS), (plain, PLAIN_NUMBER_TEXTS)):
         index = TokenIndex(automaton, vocab, eos_id=eos)
         for text in texts:
             state = automaton.step(automaton.start, text)
