@@ -5,7 +5,7 @@ of NFA state sets): a DFA state *is* the term describing what may still follow. 
 the pattern's term; the transition of state r on byte b is the state ``∂b r``. Nothing is built in
 advance. The first time a transition is needed, its derivative is taken once for the byte's whole
 derivative class (see `brzozowski.derivatives`) and stored per (state, class); a state met for the
-first time gets the next number.
+first time gets the next number, and its classes when a transition from it is first asked for.
 
 Invariants:
 
@@ -31,7 +31,8 @@ Invariants:
 - **Threads.** One automaton may be shared by any number of threads. Every state and transition is
   created under the automaton's lock, and a thread that finds a transition unknown takes the lock
   and looks again, so each derivative is stored once; a state is counted in `n_states` only once
-  all its lists are filled; a transition never changes once computed; terms come from the
+  its entries are in every list, its classes are seen only with its transitions (made together,
+  under the lock); a transition never changes once computed; terms come from the
   thread-safe store of `brzozowski.terms`. Reads take no lock. So every thread sees the numbering
   a serial run would have produced for the same sequence of requests, and the canonical tables of
   `regex_to_dfa` do not depend on the threads at all.
@@ -210,8 +211,8 @@ class LazyDFA:
         self._lock = threading.Lock()
         self._terms: list[Term] = []
         self._numbers: dict[Term, int] = {}
-        self._maps: list[ByteClasses] = []
-        self._targets: list[list[int]] = []
+        self._maps: list[ByteClasses | None] = []  # per state, made on first use (`_class_map`)
+        self._targets: list[list[int] | None] = []  # per state and class, made with the map
         self._rows: list[np.ndarray | None] = []
         self._alphabet_classes: dict[ByteClasses, list[int]] = {}  # see class_row
         self._add(term)
@@ -246,7 +247,7 @@ class LazyDFA:
 
     def next_state(self, state: int, b: int) -> int:
         """The state after reading byte `b` in `state` (DEAD if no string continues)."""
-        index = self._maps[self._check(state)].class_bytes[b]
+        index = self._class_map(self._check(state)).class_bytes[b]
         target = self._targets[state][index]
         if target == _UNKNOWN:
             target = self._compute(state, index)
@@ -256,18 +257,26 @@ class LazyDFA:
         """The state after reading every byte of `data` from `state`; DEAD stays DEAD.
 
         Transitions already known are followed; from the first one that is not (among the last
-        `TERM_STEPS` bytes), the rest of `data` is read on terms (a memoized derivative per byte,
-        each checked against the work budget) and only the state at the end is numbered: the states
-        a token passes through are not created (nor their classes computed)."""
+        `TERM_STEPS` bytes), or from a state whose classes are not computed yet, the rest of
+        `data` is read on terms (a memoized derivative per byte, each checked against the work
+        budget) and only the state at the end is numbered: the states a token passes through are
+        not created, nor are the classes of the state it ends in (the next step reads on from its
+        term)."""
         if state != DEAD:
             self._check(state)
         for i, b in enumerate(data):
             if state == DEAD:
                 return DEAD
-            index = self._maps[state].class_bytes[b]
-            target = self._targets[state][index]
+            class_map = self._maps[state]
+            if class_map is None and len(data) - i > TERM_STEPS:
+                class_map = self._class_map(state)
+            if class_map is None:
+                target = index = _UNKNOWN
+            else:
+                index = class_map.class_bytes[b]
+                target = self._targets[state][index]
             if target == _UNKNOWN:
-                if i == len(data) - 1 or len(data) - i > TERM_STEPS:
+                if class_map is not None and (i == len(data) - 1 or len(data) - i > TERM_STEPS):
                     state = self._compute(state, index)
                     continue
                 term = self._terms[state]
@@ -289,6 +298,7 @@ class LazyDFA:
         """All 256 transitions of `state` (int32, read-only), computed on first use."""
         row = self._rows[self._check(state)]
         if row is None:
+            self._class_map(state)
             targets = self._targets[state]
             for index, target in enumerate(targets):
                 if target == _UNKNOWN:
@@ -300,7 +310,7 @@ class LazyDFA:
 
     def class_row(self, state: int) -> list[int]:
         """The transitions of `state` on each class of `byte_classes`, in class order."""
-        class_map = self._maps[self._check(state)]
+        class_map = self._class_map(self._check(state))
         targets = self._targets[state]
         local = self._alphabet_classes.get(class_map)
         if local is None:
@@ -345,6 +355,24 @@ class LazyDFA:
             )
         return state
 
+    def _class_map(self, state: int) -> ByteClasses:
+        """The byte classes of `state` (its term's derivative classes), with its transitions per
+        class (DEAD for a class its language does not begin with, else unknown), made on first use:
+        a state a token ends in is stepped from on terms (`step`), and a mask from the tables
+        never asks for its classes."""
+        class_map = self._maps[state]
+        if class_map is None:
+            with self._lock:
+                class_map = self._maps[state]
+                if class_map is None:
+                    term = self._terms[state]
+                    class_map = ByteClasses.of(derivative_classes(term))
+                    first = term.first  # a class no string of the language starts with: DEAD
+                    self._targets[state] = [_UNKNOWN if (first >> r) & 1 else DEAD
+                                            for r in class_map.representatives]
+                    self._maps[state] = class_map  # last: a map seen has its transitions
+        return class_map
+
     def _compute(self, state: int, index: int) -> int:
         """Fill the transition of `state` on class `index`: one derivative for the whole class."""
         with self._lock:
@@ -380,13 +408,9 @@ class LazyDFA:
                 "simplify the pattern or pass a larger max_states"
             )
         self._check_width(term, f"state {number}")
-        class_map = ByteClasses.of(derivative_classes(term))
         self._numbers[term] = number
-        self._maps.append(class_map)
-        # A class that no string of the language starts with leads nowhere: DEAD, no derivative.
-        self._targets.append(
-            [_UNKNOWN if (term.first >> r) & 1 else DEAD for r in class_map.representatives]
-        )
+        self._maps.append(None)  # (`_class_map`)
+        self._targets.append(None)
         self._rows.append(None)
         self._terms.append(term)  # last: n_states counts only states whose lists are complete
         return number

@@ -290,8 +290,9 @@ def test_lazy_dfa_numbers_states_on_demand():
 def test_a_step_read_on_terms_ends_in_the_state_byte_by_byte_reaches(pattern):
     """`LazyDFA.step` reads a token's bytes on terms and numbers only the state at the end: that
     state is the one the transitions byte by byte lead to (in another automaton of the pattern),
-    DEAD included; of longer data all but the last `TERM_STEPS` bytes are read state by state
-    (each state counted against the state budget)."""
+    DEAD included, and so is the state a second step from there reaches (the first one's end has
+    no classes yet: it is read on from its term); of longer data all but the last `TERM_STEPS`
+    bytes are read state by state (each state counted against the state budget)."""
     from brzozowski.lazy import TERM_STEPS
 
     rng = random.Random(7)
@@ -305,6 +306,14 @@ def test_a_step_read_on_terms_ends_in_the_state_byte_by_byte_reaches(pattern):
         assert (end == DEAD) == (state == DEAD), data
         if end != DEAD:
             assert by_terms.term(end) is by_bytes.term(state) and by_terms.n_states == 2, data
+            more = bytes(rng.choice(b"abcdgorstxyz&") for _ in range(rng.randint(1, 4)))
+            on = by_terms.step(end, more)  # from a state whose classes are not computed yet
+            for b in more:
+                state = DEAD if state == DEAD else by_bytes.next_state(state, b)
+            assert (on == DEAD) == (state == DEAD), data + more
+            if on != DEAD:
+                assert by_terms.term(on) is by_bytes.term(state), data + more
+                assert np.array_equal(by_terms.row(on), by_bytes.row(state)), data + more
     counted = LazyDFA("[ab]{0,300}")  # a state per byte read
     assert counted.step(0, b"ab" * TERM_STEPS) != DEAD
     assert counted.n_states == 1 + TERM_STEPS + 1  # state by state, then the last TERM_STEPS bytes on terms
