@@ -110,8 +110,8 @@ from .errors import InputTypeError, MaskError, StateError, TokenError, Vocabular
 from .json_strings import PLAIN_KEY_BITS
 from .lazy import is_empty
 from .leaf_masks import WIDE_LEAF_BYTES, leaf_exits, leaf_tables
-from .string_masks import (StringTables, count_tables, key_tables, quote_suffixes, recognize,
-                           recognize_counted, string_automaton, string_tables)
+from .string_masks import (StringTables, count_bound_bits, count_tables, key_tables, packed, quote_suffixes,
+                           recognize, recognize_counted, string_automaton, string_tables)
 from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, Term, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
@@ -342,6 +342,22 @@ def _byte_flags(bits: int) -> np.ndarray:
     """A 256-bit set as a bool per byte."""
     return np.unpackbits(np.frombuffer(bits.to_bytes(32, "little"), dtype=np.uint8),
                          bitorder="little").view(bool)
+
+
+def _set_tokens(mask: np.ndarray, ids: Sequence[int] | np.ndarray) -> None:
+    """Allow the tokens `ids` in `mask`: a bool array over the vocabulary, or a bitmask (int32
+    words, `brzozowski.string_masks.packed`), its bits set by byte (few ids: a table path's
+    tokens past a closing quote, a few hundred at most), or through a bool array if many."""
+    if mask.dtype == bool:
+        mask[ids] = True
+        return
+    ids = np.asarray(ids, dtype=np.intp)
+    if 16 * len(ids) > 8 * mask.nbytes:  # (one in 16 of the vocabulary: scatter, then pack)
+        many = np.zeros(8 * mask.nbytes, dtype=bool)
+        many[ids] = True
+        mask |= packed(many)
+    elif len(ids):
+        np.bitwise_or.at(mask.view(np.uint8), ids >> 3, np.left_shift(1, ids & 7).astype(np.uint8))
 
 
 def _split(term: Term) -> tuple[Term, Term]:
@@ -589,13 +605,7 @@ class TokenIndex:
             return self._cache.get(key)
 
     def _pack(self, mask: np.ndarray) -> np.ndarray:
-        packed = np.packbits(mask, bitorder="little")
-        words = -(-self.vocab_size // 32)
-        padded = np.zeros(4 * words, dtype=np.uint8)
-        padded[: len(packed)] = packed
-        bits = padded.view("<i4").astype(np.int32, copy=False)
-        bits.setflags(write=False)
-        return bits
+        return packed(mask)
 
     def _unpack(self, bits: np.ndarray) -> np.ndarray:
         mask = np.unpackbits(bits.view(np.uint8), count=self.vocab_size, bitorder="little").view(bool)
@@ -612,24 +622,31 @@ class TokenIndex:
         (caller holds the walk lock); read-only."""
         mask = None
         if self._strings:  # (a key state's structure first: it needs no derivative of the state)
-            mask = self._named_key_mask(state)
+            mask = self._named_key_mask(state, bits)
             if mask is None:
-                mask = self._leaf_mask(state)
+                mask = self._leaf_mask(state, bits)
             if mask is None:
                 string = self._string_state(state)
                 if string is not None:
-                    mask = self._string_mask(*string)
+                    mask = self._string_mask(*string, bits=bits)
                     self.string_masks += 1
                 else:
-                    mask = self._key_mask(state)
+                    mask = self._key_mask(state, bits)
                     if mask is None:
-                        mask = self._opening_mask(state)
+                        mask = self._opening_mask(state, bits)
         if mask is None:
             mask = self._walk(state)
         self.walks += 1
         accepting = bool(self.automaton.is_accepting(state))
         if mask.__class__ is list:
             return self._from_ids(mask, accepting, bits)
+        if mask.dtype != bool:  # already a bitmask (from the tables' packed ``inside``)
+            if self.eos_id is not None:
+                eos, by_byte = self.eos_id, mask.view(np.uint8)
+                bit = 1 << (eos & 7)
+                by_byte[eos >> 3] = int(by_byte[eos >> 3]) & ~bit | (bit if accepting else 0)
+            mask.setflags(write=False)
+            return mask
         if self.eos_id is not None:
             mask[self.eos_id] = accepting
         if bits:
@@ -882,7 +899,7 @@ class TokenIndex:
         r, fewest, most, rest = counted
         return r, rest if _live_term(rest, self.automaton.max_states) else None, fewest, most
 
-    def _opening_mask(self, state: int) -> np.ndarray | None:
+    def _opening_mask(self, state: int, bits: bool = False) -> np.ndarray | None:
         """The mask of a state whose quote opens a JSON string (a value that may be a string): the
         tokens that begin with the quote from the string tables of S's state before its opening
         quote (the string's length bounds and what follows it applied as inside the string), the
@@ -901,18 +918,20 @@ class TokenIndex:
         if opened is None or opened[0] != s.body:
             return None
         _, after, fewest, most = opened
-        mask = self._string_mask(s.opening, after, fewest, most)
+        mask = self._string_mask(s.opening, after, fewest, most, bits)
         if moves.live != 1 << 0x22:  # a number, an object, null... may come instead
             others = self._walk(state, skip=0x22)
             if others.__class__ is list:
-                mask[others] = True
+                _set_tokens(mask, others)
+            elif bits:
+                mask |= packed(others)
             else:
                 mask |= others
         return mask
 
     # -- states inside a leaf (brzozowski.leaf_masks) --------------------------------------------
 
-    def _leaf_mask(self, state: int) -> np.ndarray | list[int] | None:
+    def _leaf_mask(self, state: int, bits: bool = False) -> np.ndarray | list[int] | None:
         """The mask of a lazy automaton's state inside a leaf (`brzozowski.leaves`: a format's
         string): its term is the atom of leaf state q followed by what comes after the
         leaf's value, and the per-vocabulary tables of q, shared by every schema, give the tokens
@@ -925,19 +944,20 @@ class TokenIndex:
             return None
         self.leaf_masks += 1
         if head.first.bit_count() >= WIDE_LEAF_BYTES:
-            return self._leaf_tables_mask(head.table, head.lo, after)
+            return self._leaf_tables_mask(head.table, head.lo, after, bits)
         return self._leaf_exits_mask(head, after)
 
-    def _leaf_tables_mask(self, automaton: LeafAutomaton, q: int, after: Term) -> np.ndarray | None:
+    def _leaf_tables_mask(self, automaton: LeafAutomaton, q: int, after: Term,
+                          bits: bool = False) -> np.ndarray | None:
         """The tokens allowed in wide leaf state q followed by `after`, from the tables of q; None
         if the leaf has none (it does not close as a string)."""
         tables = leaf_tables(self.trie, automaton, q)
         if tables is None:
             self.leaf_masks -= 1
             return None
-        mask = tables.inside.copy()
+        mask = (tables.inside_bits if bits else tables.inside).copy()
         if _live_term(after, self.automaton.max_states):
-            mask[self._past_the_quote(tables, None, after)] = True
+            _set_tokens(mask, self._past_the_quote(tables, None, after))
         return mask
 
     def _leaf_exits_mask(self, leaf: Term, after: Term) -> np.ndarray | list[int] | None:
@@ -980,22 +1000,22 @@ class TokenIndex:
         return found
 
     def _string_mask(self, r: int, after: int | Term | None, fewest: int = 0,
-                     most: int | None = None) -> np.ndarray:
+                     most: int | None = None, bits: bool = False) -> np.ndarray:
         """The tokens allowed in a state that behaves as S-state r with after-state `after` (None:
         DEAD), `fewest` to `most` more characters allowed before the closing quote: the vocabulary's
         ``inside`` table (less the tokens that begin too many characters), plus the tokens that
         close the string (after an allowed number of characters) and whose rest lives from `after`."""
         tables = string_tables(self.trie, r)
-        mask = tables.inside.copy()
+        mask = (tables.inside_bits if bits else tables.inside).copy()
         allowed = None  # the closing nodes after an allowed number of characters (None: all)
         if fewest or most is not None:
             token_counts, closing_counts = count_tables(self.trie, r)
             allowed = closing_counts >= fewest
             if most is not None:
-                mask &= token_counts <= most
+                mask &= count_bound_bits(self.trie, r, most) if bits else token_counts <= most
                 allowed &= closing_counts <= most
         if after is not None:
-            mask[self._past_the_quote(tables, allowed, after)] = True
+            _set_tokens(mask, self._past_the_quote(tables, allowed, after))
         return mask
 
     def _past_the_quote(self, tables: StringTables, allowed: np.ndarray | None,
@@ -1038,7 +1058,7 @@ class TokenIndex:
 
     # -- states inside an open object's key (brzozowski.string_masks.key_tables) -----------------
 
-    def _named_key_mask(self, state: int) -> np.ndarray | None:
+    def _named_key_mask(self, state: int, bits: bool = False) -> np.ndarray | None:
         """The mask of a key state of an open object read off its term, or None (then `_key_mask`
         or the usual walk serve it): no derivative of the state, nor of any state along the names.
 
@@ -1095,7 +1115,7 @@ class TokenIndex:
             if _live_term(then, max_states):
                 found.append(node)
                 found += self._below(labels, child_lo, child_count, node, then)
-        return self._key_tables_mask(found, handled, after, opened=start == 0)
+        return self._key_tables_mask(found, handled, after, start == 0, bits)
 
     def _key_shape(self, x: Term) -> tuple[Term, Term, list[tuple[bytes, Term]], Term | None] | None:
         """(O, q·T, the listed (w, Tw), T or None for ε) if `x` has the shape `_named_key_mask`
@@ -1206,7 +1226,7 @@ class TokenIndex:
             self._key_steps[s] = found
         return found  # type: ignore[return-value]
 
-    def _key_mask(self, state: int) -> np.ndarray | None:
+    def _key_mask(self, state: int, bits: bool = False) -> np.ndarray | None:
         """The mask of a state at or inside an open object's key, or None to walk it as usual.
 
         Such a state X (after ``{"``, ``,"`` or part of a key) goes on through the listed names
@@ -1267,19 +1287,19 @@ class TokenIndex:
                     return None
             found += next_nodes
             nodes, states, plain = next_nodes, next_states, next_plain
-        return self._key_tables_mask(found, handled, after)
+        return self._key_tables_mask(found, handled, after, bits=bits)
 
     def _key_tables_mask(self, found: list[int], handled: list[int], after: int | Term,
-                         opened: bool = True) -> np.ndarray:
+                         opened: bool = True, bits: bool = False) -> np.ndarray:
         """A key state's mask: the tokens ending at the `found` nodes, every token of plain bytes
         (``inside`` of `key_tables`), and the tokens past a plain key's quote whose rest lives from
         `after`, but those closing at the `handled` nodes. Not `opened`: the same for the state
         before the key's opening quote, every token beginning with it."""
         trie = self.trie
         tables = key_tables(trie, opened)
-        mask = tables.inside.copy()
+        mask = (tables.inside_bits if bits else tables.inside).copy()
         if found:
-            mask[trie.tokens_at(np.array(found, dtype=np.intp))[0]] = True
+            _set_tokens(mask, trie.tokens_at(np.array(found, dtype=np.intp))[0])
         allowed_seeds = None
         if handled:  # (the closing nodes are sorted: each handled one found by bisection)
             closing = tables.closing
@@ -1287,6 +1307,6 @@ class TokenIndex:
             at = at[closing.take(at, mode="clip") == handled]
             allowed_seeds = np.ones(len(closing), dtype=bool)
             allowed_seeds[at] = False
-        mask[self._past_the_quote(tables, allowed_seeds, after)] = True
+        _set_tokens(mask, self._past_the_quote(tables, allowed_seeds, after))
         self.key_masks += 1
         return mask

@@ -65,6 +65,7 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, NamedTuple
 
+import cachetools
 import numpy as np
 
 from .alphabet import DEAD
@@ -78,10 +79,10 @@ from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte, conca
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import TokenTrie, VocabTrie
 
-__all__ = ["MAX_PAIRED", "PLAIN_KEY_BYTES", "PYTHON_TAIL_NODES", "QuoteSuffixes", "StringAutomaton",
-           "StringTables", "build_all_tables", "codes_from", "count_tables", "key_tables", "kept_on",
-           "quote_suffixes", "recognize", "recognize_counted", "string_automaton", "string_tables",
-           "tables_from_codes"]
+__all__ = ["COUNT_BOUNDS", "MAX_PAIRED", "PLAIN_KEY_BYTES", "PYTHON_TAIL_NODES", "QuoteSuffixes",
+           "StringAutomaton", "StringTables", "build_all_tables", "codes_from", "count_bound_bits",
+           "count_tables", "key_tables", "kept_on", "packed", "quote_suffixes", "recognize",
+           "recognize_counted", "string_automaton", "string_tables", "tables_from_codes"]
 
 
 class StringAutomaton:
@@ -279,6 +280,9 @@ class StringTables(NamedTuple):
     """For each of `past_tokens`: the index in `closing` of the node where it closed."""
     past_rest: np.ndarray
     """For each of `past_tokens`: its bytes after the quote, as a node of `quote_suffixes`."""
+    inside_bits: np.ndarray
+    """``inside`` packed as a bitmask (`packed`): where a bitmask is asked for, the masks begin
+    from it and never build a bool array over the vocabulary."""
 
 
 def string_tables(trie: VocabTrie, r: int) -> StringTables:
@@ -286,6 +290,36 @@ def string_tables(trie: VocabTrie, r: int) -> StringTables:
     `StringTables`."""
     s = string_automaton()
     return kept_on(trie, ("json-string", r), lambda: _build_tables(trie, s.trans, r, s.closed))
+
+
+def packed(mask: np.ndarray) -> np.ndarray:
+    """A bool mask over a vocabulary as a bitmask: int32 words, token t bit t % 32 of word t // 32
+    (little-endian, the layout of `brzozowski.masks.TokenIndex.bitmask`), read-only."""
+    packed_bytes = np.packbits(mask, bitorder="little")
+    padded = np.zeros(4 * -(-len(mask) // 32), dtype=np.uint8)
+    padded[:len(packed_bytes)] = packed_bytes
+    bits = padded.view("<i4").astype(np.int32, copy=False)
+    bits.setflags(write=False)
+    return bits
+
+
+COUNT_BOUNDS = 64
+"""How many (S-state, most characters) bitmasks `count_bound_bits` keeps per vocabulary (25 kB
+each over o200k_base; schemas repeat a few ``maxLength`` values)."""
+
+
+def count_bound_bits(trie: VocabTrie, r: int, most: int) -> np.ndarray:
+    """The bitmask (`packed`) of the tokens that begin at most `most` characters from S-state r
+    (``token_counts <= most`` of `count_tables`), kept per vocabulary, least recently used first out."""
+    cache = kept_on(trie, ("count-bounds",), lambda: (cachetools.LRUCache(maxsize=COUNT_BOUNDS),))[0]
+    key = (r, most)
+    with trie.tables_lock:
+        found = cache.get(key)
+    if found is None:
+        found = packed(count_tables(trie, r)[0] <= most)
+        with trie.tables_lock:
+            cache[key] = found
+    return found
 
 
 def kept_on(trie: VocabTrie, key: tuple, build: Callable[[], tuple]) -> tuple:
@@ -367,7 +401,7 @@ def tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int,
     past_tokens, past_rest = quotes.quote_token[closes], quotes.quote_rest[closes]
     closing = np.unique(quotes.quote_node[closes])  # (every trie node has a token at or below it)
     past_closing = np.searchsorted(closing, quotes.quote_node[closes])
-    tables = StringTables(inside, closing, past_tokens, past_closing, past_rest)
+    tables = StringTables(inside, closing, past_tokens, past_closing, past_rest, packed(inside))
     for array in tables:
         array.setflags(write=False)
     return tables

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brzozowski import DEAD, LazyDFA, regex_to_dfa
+from brzozowski import DEAD, LazyDFA, compile_json_schema, regex_to_dfa
 from brzozowski.errors import MaskError, StateError, TokenError, VocabularyError
 from brzozowski.masks import TokenIndex
 from brzozowski.vocabulary import VocabTrie, Vocabulary, class_trie, merged_classes, vocab_trie
@@ -730,6 +730,35 @@ STRING_SCHEMAS = [
 ]
 
 
+TABLE_SCHEMA = {"type": "object", "properties": {
+    "s": {"type": "string"}, "b": {"type": "string", "maxLength": 5}, "h": {"type": "string", "format": "hostname"},
+    "d": {"type": "string", "format": "date"}, "n": {"type": "number"}, "o": {"type": ["string", "null"]}}}
+TABLE_TEXTS = [b"{", b'{"', b'{"s', b'{"s":', b'{"s":"', b'{"s":"ab', b'{"s":"a\\', b'{"b":"abc', b'{"b":"abcde',
+               b'{"h":"', b'{"h":"ex', b'{"d":"2024-', b'{"n":1', b'{"o":', b'{"s":"x",', b'{"s":"x","',
+               b'{"s":"x","zz', b'{"s":"x","zz":1', b'{"s":"x"}']
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=string_tokens, eos_last=st.booleans())
+def test_bitmasks_of_states_served_by_tables_are_the_definition_packed(vocab, eos_last):
+    """A bitmask asked for first (no bool mask cached to pack) is composed from the tables' packed
+    ``inside`` where a state is served by them (a string's inside, bounded or not, its opening
+    quote, an open object's keys, a hostname's or a date's characters, a number): token by token
+    it is the definition, EOS (last or first in the vocabulary) set exactly where the state
+    accepts."""
+    vocab = [*vocab, b'"', b'",', b'"}', b"x", b'x"', b"1", b"1}", b'","', b':"', b"null"]
+    vocab = [*vocab, None] if eos_last else [None, *vocab]
+    eos = len(vocab) - 1 if eos_last else 0
+    lazy = compile_json_schema(TABLE_SCHEMA, closed_objects=False)
+    index = TokenIndex(lazy, vocab, eos_id=eos)
+    for text in TABLE_TEXTS:
+        state = lazy.step(lazy.start, text)
+        bits = index.bitmask(state)
+        assert bits.dtype == np.int32 and bits.shape == (-(-len(vocab) // 32),) and not bits.flags.writeable
+        assert np.array_equal(_unpack(bits, len(vocab)), brute_force_mask(lazy, state, vocab, eos)), text
+    assert index.string_masks and index.key_masks and index.leaf_masks  # (the tables served some)
+
+
 def _string_states(index, dfa) -> list[int]:
     """The states of `dfa` that `index` recognizes as inside a JSON string."""
     return [s for s in range(dfa.n_states) if index._string_state(s) is not None]
@@ -915,7 +944,7 @@ def test_a_quote_that_opens_a_string_is_served_from_the_tables(vocab):
     opening = TokenIndex._opening_mask
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(TokenIndex, "_opening_mask",
-                      lambda self, state: served.append(opening(self, state)) or served[-1])
+                      lambda self, state, bits=False: served.append(opening(self, state, bits)) or served[-1])
         for automaton in (lazy, dfa):
             index = TokenIndex(automaton, vocab, eos_id=eos)
             for text in OPENING_TEXTS:
@@ -1182,7 +1211,7 @@ def test_key_states_read_off_their_terms_match_brute_force(names, required, voca
     index = TokenIndex(lazy, vocab, eos_id=0)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(TokenIndex, "_named_key_mask",
-                      lambda self, state: served.append(read_off(self, state)) or served[-1])
+                      lambda self, state, bits=False: served.append(read_off(self, state, bits)) or served[-1])
         for state in _all_states(lazy):
             assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, 0)), state
     assert any(mask is not None for mask in served)
