@@ -634,6 +634,8 @@ class TokenIndex:
                     mask = self._key_mask(state, bits)
                     if mask is None:
                         mask = self._opening_mask(state, bits)
+                    if mask is None:
+                        mask = self._literal_mask(state)
         if mask is None:
             mask = self._walk(state)
         self.walks += 1
@@ -880,8 +882,9 @@ class TokenIndex:
             counted = self._counted_string(s)
             if counted is not None:
                 return self._string_states.setdefault(state, counted)
-        live = self._moves(s).live
-        # "a", " " and the backslash go on in a string's body (not in a key's: `_key_mask`)
+        # "a", " " and the backslash go on in a string's body (not in a key's: `_key_mask`); a term
+        # without & or ~ begins with exactly its `first` bytes (no derivative taken to know it)
+        live = s.first if s.__class__ is not int and not s.boolean else self._moves(s).live
         if (live >> 0x61) & 1 and (live >> 0x20) & 1 and (live >> 0x5C) & 1:
             recognized = recognize(self.automaton.row, state)
             if recognized is not None:
@@ -909,7 +912,10 @@ class TokenIndex:
         states, 2.7 ms, for a ``"maxLength": 1000`` string or null.)"""
         if self._expansion != "auto" or self.walked_trie is not self.trie:
             return None  # (a class trie's quote node may hold other bytes)
-        moves = self._moves(self._walk_state(state))
+        s = self._walk_state(state)
+        if s.__class__ is not int and not (s.first >> 0x22) & 1:
+            return None  # (no string may open here: no derivative taken to know it)
+        moves = self._moves(s)
         quote = moves.targets[moves.class_of[0x22]]
         if quote is None:
             return None
@@ -927,6 +933,59 @@ class TokenIndex:
                 mask |= packed(others)
             else:
                 mask |= others
+        return mask
+
+    def _literal_mask(self, state: int) -> np.ndarray | list[int] | None:
+        """The mask of a state whose term is options that each begin with a byte string (the
+        names an object lists, enum values, literals: ``w₁·r₁ | … | wₖ·rₖ``, possibly all followed
+        by one tail T), and holds no ``&`` or ``~``: the union of each option's tokens, those
+        ending along its w's path down the trie (each such prefix leaves w's rest, a live term)
+        and those below the path's end that ``r·T`` allows (`_below`). No derivative of the union
+        is taken: walked, every prefix of the names was a new alternation, derived by every class.
+        None for any other state."""
+        if self._state_of is None or self._expansion != "auto":
+            return None
+        term = self.automaton.term(state)
+        if term.boolean:
+            return None
+        options, then = (term,), None
+        if term.kind == K_ALT:
+            options = term.children
+        elif term.kind == K_CONCAT and term.children[0].kind == K_ALT:
+            options, then = term.children[0].children, term.children[1]
+        for option in options:
+            head = _split(option)[0]
+            if head.kind != K_BYTES or head.bits & (head.bits - 1):
+                return None
+        labels, child_lo, child_count = self.trie.python_view()
+        found: list[int] = []
+        budget = PYTHON_WORK  # (below a short prefix, a wide rest is left to the usual walk;
+        # each reading below a path may look at what is left, less the nodes the others reached)
+        for option in options:
+            node, rest = 0, option
+            while True:
+                head, tail = _split(rest)
+                if head.kind != K_BYTES or head.bits & (head.bits - 1):
+                    break
+                lo = child_lo[node]
+                node = labels.find(head.bits.bit_length() - 1, lo, lo + child_count[node])
+                if node < 0:
+                    break
+                found.append(node)
+                rest = tail
+            if node >= 0 and (rest is not EPSILON or then is not None):
+                below = rest if then is None else then if rest is EPSILON else concat(rest, then)
+                reached = self._below(labels, child_lo, child_count, node, below, budget)
+                if reached is None:
+                    return None
+                budget -= len(reached)
+                found += reached
+        found = list(dict.fromkeys(found))
+        ids = _few_tokens(self.trie, found)
+        if ids is not None:
+            return ids
+        mask = np.zeros(self.vocab_size, dtype=bool)
+        mask[self.trie.tokens_at(np.array(found, dtype=np.intp))[0]] = True
         return mask
 
     # -- states inside a leaf (brzozowski.leaf_masks) --------------------------------------------
@@ -1041,17 +1100,22 @@ class TokenIndex:
         return found
 
     def _below(self, labels: bytes, child_lo: Sequence[int], child_count: Sequence[int], node: int,
-               state: int | Term) -> list[int]:
+               state: int | Term, budget: int | None = None) -> list[int] | None:
         """The nodes below `node` (of a trie laid out as ``python_view``) whose bytes lead from
-        `state` to a live state: a walk in Python, each node's children by `_expand`."""
+        `state` to a live state: a walk in Python, each node's children by `_expand`; None once
+        it has looked at more children than `budget` (if given)."""
         reached: list[int] = []
         nodes, states = [node], [state]
+        work = 0
         while nodes:
             next_nodes: list[int] = []
             next_states: list = []
             for node, s in zip(nodes, states):
-                if child_count[node]:
-                    self._expand(s, child_lo[node], child_count[node], labels, next_nodes, next_states)
+                count = child_count[node]
+                if count:
+                    work += self._expand(s, child_lo[node], count, labels, next_nodes, next_states)
+            if budget is not None and work > budget:
+                return None
             reached += next_nodes
             nodes, states = next_nodes, next_states
         return reached
@@ -1241,8 +1305,9 @@ class TokenIndex:
         walk's own nodes give the rest. None when the state does not look like a key (so the usual
         walk is not delayed) or the walk grows."""
         root = self._walk_state(state)
-        live = self._moves(root).live
-        if not (live >> 0x22) & 1 or (live >> 0x5C) & 1 or live >> 0x80:
+        live = root.first if root.__class__ is not int and not root.boolean else self._moves(root).live
+        if (not (live >> 0x22) & 1 or (live >> 0x5C) & 1 or live >> 0x80
+                or live & PLAIN_KEY_BITS != PLAIN_KEY_BITS):  # (every plain byte lives: `_key_step`)
             return None
         trie = self.trie
         labels, child_lo, child_count = trie.python_view()

@@ -1217,6 +1217,58 @@ def test_key_states_read_off_their_terms_match_brute_force(names, required, voca
     assert any(mask is not None for mask in served)
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names=st.lists(st.text(alphabet=NAME_BYTES.decode(), min_size=1, max_size=3), min_size=1, max_size=5,
+                      unique=True),
+       values=st.lists(st.text(alphabet='ab"', max_size=3), min_size=1, max_size=4, unique=True),
+       vocab=named_tokens)
+def test_states_of_listed_words_are_read_along_their_paths_as_defined(names, values, vocab):
+    """Every state of a closed object with random listed names (prefixes of one another, sharing
+    prefixes) whose values are enums (escaped quotes in them), and of an array of those words: the
+    mask equals the definition, and
+    the states whose options each begin with a byte string were read along those strings' paths
+    in the trie (`TokenIndex._literal_mask`), no derivative of their union taken."""
+    from brzozowski import compile_json_schema
+
+    served = []
+    read_along = TokenIndex._literal_mask
+    schema = {"type": "object", "properties": {name: {"enum": values} for name in names},
+              "additionalProperties": False}
+    words = {"type": "array", "items": {"anyOf": [{"enum": names + values},  # then what follows them all
+                                                  {"type": "string", "pattern": "^b[0-9]$"}]}}
+    vocab = [None, *vocab, b'"a', b'":"', b'","', b'"]', b'"b"]', b'"b1"]', b'1"]', b'1",']
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TokenIndex, "_literal_mask",
+                      lambda self, state: served.append(read_along(self, state)) or served[-1])
+        for lazy in (compile_json_schema(schema, max_depth=2), compile_json_schema(words, max_depth=2)):
+            index = TokenIndex(lazy, vocab, eos_id=0)
+            for state in _all_states(lazy):
+                assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, 0)), state
+    assert any(mask is not None for mask in served)
+
+
+def test_a_literal_before_a_wide_rest_is_left_to_the_walk():
+    """A byte string followed by a rest that many tokens below it allow (a space, then any text:
+    half of o200k_base's tokens begin with a space) is walked as usual, numpy taking over the wide
+    levels: reading below the path in plain Python stops at its budget. Both are the definition."""
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    vocab, eos_id = load_tiktoken_vocab("o200k_base")
+    lazy = LazyDFA(" [a-z]+|ab")
+    index = TokenIndex(lazy, vocab, eos_id=eos_id)
+    served = []
+    read_along = TokenIndex._literal_mask
+    small = LazyDFA("(abc|abd|xyz)[0-9]")  # the same shape, rests narrow: read along the paths
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TokenIndex, "_literal_mask",
+                      lambda self, state: served.append(read_along(self, state)) or served[-1])
+        mask = index.mask(lazy.start)
+        small_mask = TokenIndex(small, vocab, eos_id=eos_id).mask(small.start)
+    assert served[0] is None and served[1] is not None
+    assert np.array_equal(mask, brute_force_mask(lazy, lazy.start, vocab, eos_id))
+    assert np.array_equal(small_mask, brute_force_mask(small, small.start, vocab, eos_id))
+
+
 def test_a_key_state_is_read_off_its_term_without_a_derivative():
     """After ``,"`` in an open object with optional members (the usual tool call), inside a
     listed name, at its end and inside another key: no derivative of the state is taken (the key
