@@ -360,6 +360,23 @@ def _set_tokens(mask: np.ndarray, ids: Sequence[int] | np.ndarray) -> None:
         np.bitwise_or.at(mask.view(np.uint8), ids >> 3, np.left_shift(1, ids & 7).astype(np.uint8))
 
 
+def _literal_options(term: Term) -> tuple[tuple[Term, ...], Term | None] | None:
+    """(options, T or None) if `term` is ``o₁ | … | oₖ`` (k ≥ 1), possibly all followed by T, and
+    each option begins with one byte and holds no ``&`` or ``~``; else None."""
+    if term.boolean:
+        return None
+    options, then = (term,), None
+    if term.kind == K_ALT:
+        options = term.children
+    elif term.kind == K_CONCAT and term.children[0].kind == K_ALT:
+        options, then = term.children[0].children, term.children[1]
+    for option in options:
+        head = option.children[0] if option.kind == K_CONCAT else option
+        if head.kind != K_BYTES or head.bits & (head.bits - 1):
+            return None
+    return options, then
+
+
 def _split(term: Term) -> tuple[Term, Term]:
     """A term as head and tail: a concatenation's two children, else the term and ε."""
     return term.children if term.kind == K_CONCAT else (term, EPSILON)
@@ -938,48 +955,22 @@ class TokenIndex:
     def _literal_mask(self, state: int) -> np.ndarray | list[int] | None:
         """The mask of a state whose term is options that each begin with a byte string (the
         names an object lists, enum values, literals: ``w₁·r₁ | … | wₖ·rₖ``, possibly all followed
-        by one tail T), and holds no ``&`` or ``~``: the union of each option's tokens, those
-        ending along its w's path down the trie (each such prefix leaves w's rest, a live term)
-        and those below the path's end that ``r·T`` allows (`_below`). No derivative of the union
-        is taken: walked, every prefix of the names was a new alternation, derived by every class.
-        None for any other state."""
+        by one tail T), read along those strings' paths in the trie (`_read_below`): no
+        derivative of their union is taken (walked, every prefix of the names was a new
+        alternation, derived by every class). None for any other state, or when what follows a
+        path is wide (the usual walk hands wide levels to numpy)."""
         if self._state_of is None or self._expansion != "auto":
             return None
-        term = self.automaton.term(state)
-        if term.boolean:
+        return self._literal_tokens(self.automaton.term(state))
+
+    def _literal_tokens(self, term: Term) -> np.ndarray | list[int] | None:
+        """`_literal_mask` of a term (a state's, or what follows a leaf: `_after_leaf`)."""
+        if _literal_options(term) is None:
             return None
-        options, then = (term,), None
-        if term.kind == K_ALT:
-            options = term.children
-        elif term.kind == K_CONCAT and term.children[0].kind == K_ALT:
-            options, then = term.children[0].children, term.children[1]
-        for option in options:
-            head = _split(option)[0]
-            if head.kind != K_BYTES or head.bits & (head.bits - 1):
-                return None
         labels, child_lo, child_count = self.trie.python_view()
-        found: list[int] = []
-        budget = PYTHON_WORK  # (below a short prefix, a wide rest is left to the usual walk;
-        # each reading below a path may look at what is left, less the nodes the others reached)
-        for option in options:
-            node, rest = 0, option
-            while True:
-                head, tail = _split(rest)
-                if head.kind != K_BYTES or head.bits & (head.bits - 1):
-                    break
-                lo = child_lo[node]
-                node = labels.find(head.bits.bit_length() - 1, lo, lo + child_count[node])
-                if node < 0:
-                    break
-                found.append(node)
-                rest = tail
-            if node >= 0 and (rest is not EPSILON or then is not None):
-                below = rest if then is None else then if rest is EPSILON else concat(rest, then)
-                reached = self._below(labels, child_lo, child_count, node, below, budget)
-                if reached is None:
-                    return None
-                budget -= len(reached)
-                found += reached
+        found = self._read_below(labels, child_lo, child_count, 0, term, PYTHON_WORK)
+        if found is None:
+            return None
         found = list(dict.fromkeys(found))
         ids = _few_tokens(self.trie, found)
         if ids is not None:
@@ -987,6 +978,44 @@ class TokenIndex:
         mask = np.zeros(self.vocab_size, dtype=bool)
         mask[self.trie.tokens_at(np.array(found, dtype=np.intp))[0]] = True
         return mask
+
+    def _read_below(self, labels: bytes, child_lo: Sequence[int], child_count: Sequence[int], node: int,
+                    term: Term, budget: int | None = None) -> list[int] | None:
+        """`_below` for a term (possibly found more than once): where the term's options each begin
+        with a byte string (`_literal_options`), each option is read along its string's path, one
+        byte and one node at a time, its tokens' nodes live (a prefix leaves the string's rest, a
+        live term), and what follows the string is read below the path's end the same way; any
+        other term is walked (`_below`, within what is left of `budget`). The union of the options'
+        nodes is the term's: a token lives iff one option lets it. None once over budget."""
+        found: list[int] = []
+        todo = [(node, term)]
+        while todo:
+            node, term = todo.pop()
+            split = _literal_options(term)
+            if split is None:
+                reached = self._below(labels, child_lo, child_count, node, term, budget)
+                if reached is None:
+                    return None
+                if budget is not None:
+                    budget -= len(reached)
+                found += reached
+                continue
+            options, then = split
+            for option in options:
+                at, rest = node, option
+                while True:
+                    head, tail = _split(rest)
+                    if head.kind != K_BYTES or head.bits & (head.bits - 1):
+                        break
+                    lo = child_lo[at]
+                    at = labels.find(head.bits.bit_length() - 1, lo, lo + child_count[at])
+                    if at < 0:
+                        break
+                    found.append(at)
+                    rest = tail
+                if at >= 0 and child_count[at] and (rest is not EPSILON or then is not None):
+                    todo.append((at, rest if then is None else then if rest is EPSILON else concat(rest, then)))
+        return found
 
     # -- states inside a leaf (brzozowski.leaf_masks) --------------------------------------------
 
@@ -1053,7 +1082,9 @@ class TokenIndex:
         """The tokens `after` allows (its term walked as a state's; kept per term, ids ascending)."""
         found = self._after_leaves.get(after)
         if found is None:
-            walked = self._walk(after)
+            walked = self._literal_tokens(after)
+            if walked is None:
+                walked = self._walk(after)
             found = self._after_leaves[after] = (np.array(walked, dtype=np.intp) if walked.__class__ is list
                                                  else np.flatnonzero(walked))
         return found
@@ -1094,7 +1125,8 @@ class TokenIndex:
         found = self._rests.get(after)
         if found is None:
             labels, child_lo, child_count = quote_suffixes(self.trie)[:3]
-            live = [0, *self._below(labels, child_lo, child_count, 0, after)]
+            read = self._read_below if after.__class__ is not int else self._below
+            live = [0, *read(labels, child_lo, child_count, 0, after)]
             found = self._rests[after] = np.zeros(len(labels), dtype=bool)
             found[live] = True
         return found
