@@ -1014,7 +1014,8 @@ class TokenIndex:
                     found.append(at)
                     rest = tail
                 if at >= 0 and child_count[at] and (rest is not EPSILON or then is not None):
-                    todo.append((at, rest if then is None else then if rest is EPSILON else concat(rest, then)))
+                    below = rest if then is None else then if rest is EPSILON else concat(rest, then)
+                    todo.append((at, below))
         return found
 
     # -- states inside a leaf (brzozowski.leaf_masks) --------------------------------------------
