@@ -11,7 +11,8 @@ process-wide `LeafAutomaton`; the derivative of the atom of state q by byte b is
 automaton is its canonical DFA, shipped with the package (`format_leaf`,
 `brzozowski.format_automata`: no derivative is ever taken inside it); a format under a length
 bound or a pattern is a lazy DFA over the intersection of those with the plain format's atom
-(`shared_leaf`: the format's own term is never built). Masks read such atoms too: per
+(`shared_leaf`: the format's own term is never built); so are the integers and the numbers
+without keywords (`brzozowski.json_leaves`). Masks read such atoms too: per
 vocabulary and leaf state, what each token does inside the string is a table shared by every
 schema (`brzozowski.leaf_masks`).
 

@@ -39,7 +39,7 @@ The mask is then either a scatter of the few tokens ending at live nodes, or one
 liveness over the vocabulary. Over a `LazyDFA` the table is filled with ``automaton.row(s)`` the
 first time a frontier holds state s; over a `DFA` it is the complete ``trans`` table, re-coded.
 
-Four shortcuts keep masks the same and make them cheaper:
+Five shortcuts keep masks the same and make them cheaper:
 
 - **Strings.** A state that behaves as the inside of a JSON string (checked against the automaton,
   `brzozowski.string_masks`) gets its mask from a per-vocabulary table plus a walk of only the
@@ -51,7 +51,9 @@ Four shortcuts keep masks the same and make them cheaper:
   state before its opening quote, and walks only the others (`TokenIndex._opening_mask`). A state
   inside a ``format``'s string is a leaf's state followed by what comes after the string
   (`brzozowski.leaves`): the leaf state's tables, per vocabulary and shared by every schema that
-  names the format, give its mask the same way (`TokenIndex._leaf_mask`).
+  names the format, give its mask the same way (`TokenIndex._leaf_mask`); so do the states of a
+  number without keywords (a leaf too). Where a bitmask is asked for, these masks are composed
+  packed: the tables' ``inside`` as a bitmask, the few tokens past the quote set by byte.
 - **Keys.** A state at or inside an open object's key (listed names, then any other plain-ASCII
   key) gets its mask from the per-vocabulary plain-key tables
   (`brzozowski.string_masks.key_tables`): every token of plain bytes, and the tokens past a plain
@@ -68,6 +70,12 @@ Four shortcuts keep masks the same and make them cheaper:
   (``state_of``, which builds its row of 256 transitions when the numpy levels need it) only when
   the walk hands a level over to numpy: the states inside the names a key state's tokens reach
   into, inside the value after them, and after a string's closing quote are not created.
+- **Words.** Over a `LazyDFA`, a state whose term is options that each begin with a byte string
+  (a closed object's listed names, enum values, literals) is read along those strings' paths in
+  the trie, one option at a time, and what follows each path's end the same way or by a walk in
+  Python within a budget (`TokenIndex._literal_mask`): no derivative of the options' union, whose
+  every prefix would be a new alternation. What follows a number and the rests after a string's
+  closing quote are read so too.
 - **Class strings.** Bytes of one class of the pattern's ``byte_classes`` lead everywhere to the
   same states, so the trie of the tokens' class strings (`brzozowski.vocabulary.class_trie`) can be
   walked instead. Building it costs tens of milliseconds over o200k_base, so an index starts on the
