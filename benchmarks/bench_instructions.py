@@ -1,0 +1,101 @@
+"""Instructions executed by the corpus's mask steps and first masks, counted by callgrind: an A/B
+measure that does not move with the machine's load (CPU time on a shared machine moved by up to
+1.4x between runs of the same code; these counts move by ~0.05%).
+
+    PYTHONPATH=<tree> python benchmarks/bench_instructions.py [--corpus DIR] [--phase steps|first]
+
+Every schema of the corpus with a document is compiled (`bench_corpus.OURS_OPTIONS`) and its first
+bitmask taken (phase ``first``); then every document is walked, bitmask then advance per token, EOS
+last (phase ``steps``). Only the phase asked for runs under callgrind's instrumentation (started and
+stopped by a two-function shim compiled with ``cc`` against valgrind's ``callgrind.h``); the other
+runs uninstrumented, at a few times native speed. Needs valgrind and a C compiler (not a CPU time
+benchmark: numpy's bulk operations are many cheap instructions, the interpreter's fewer dear ones;
+compare versions with it, not libraries). ~45 s per phase over `benchmarks/corpus/`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import gc
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SHIM = """#include <valgrind/callgrind.h>
+void start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
+"""
+
+
+def worker(corpus: Path, phase: str, shim: str) -> None:
+    """Compile, first-mask and walk the corpus, with callgrind's instrumentation on for `phase`."""
+    sys.path.insert(0, str(HERE))
+    import bench_corpus as B
+
+    from brzozowski import Constraint, LazyDFA
+
+    cg = ctypes.CDLL(shim)
+    items = [item for item in B.prepare(B.load_corpus(corpus, 0)) if item["tokens"] is not None]
+    make, compilers, eos = B._ours_factory()
+    compile_schema = compilers["ours"]
+    Constraint(make(LazyDFA("q"))).bitmask()  # one-time process costs, as bench_corpus
+    gc.collect()
+    gc.freeze()
+    walks = []
+    if phase == "first":
+        cg.start()
+    for item in items:
+        try:
+            constraint = Constraint(make(compile_schema(item["schema"])))
+            constraint.bitmask()
+        except ValueError:  # a refused schema
+            continue
+        walks.append((item, constraint))
+    if phase == "first":
+        cg.stop()
+        return
+    gc.collect()
+    cg.start()
+    for item, constraint in walks:
+        try:
+            for token in item["tokens"] + [eos]:
+                constraint.bitmask()
+                constraint.advance(token)
+        except ValueError:  # a document the language refuses mid-walk
+            continue
+    cg.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=HERE / "corpus")
+    parser.add_argument("--phase", choices=["steps", "first"], default="steps")
+    parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.corpus, args.phase, args.worker)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        source, shim = Path(tmp) / "shim.c", Path(tmp) / "shim.so"
+        source.write_text(SHIM)
+        built = subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(shim), str(source)],
+                               capture_output=True, text=True)
+        if built.returncode:
+            raise SystemExit(f"cannot build the callgrind shim (valgrind's headers?): {built.stderr.strip()}")
+        run = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                              f"--callgrind-out-file={tmp}/callgrind.out", sys.executable, __file__,
+                              "--corpus", str(args.corpus), "--phase", args.phase, "--worker", str(shim)],
+                             capture_output=True, text=True)
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    if run.returncode or not found:
+        raise SystemExit(f"callgrind run failed (exit {run.returncode}): {run.stderr.strip()[-500:]}")
+    print(json.dumps({"phase": args.phase, "instructions": int(found.group(1))}))
+
+
+if __name__ == "__main__":
+    main()
