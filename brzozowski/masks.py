@@ -1134,7 +1134,7 @@ class TokenIndex:
         found = self._rests.get(after)
         if found is None:
             labels, child_lo, child_count = quote_suffixes(self.trie)[:3]
-            read = self._read_below if after.__class__ is not int else self._below
+            read = self._read_below if after.__class__ is Term else self._below  # (a number; None: no key)
             live = [0, *read(labels, child_lo, child_count, 0, after)]
             found = self._rests[after] = np.zeros(len(labels), dtype=bool)
             found[live] = True
