@@ -60,6 +60,7 @@ and Turon 2009, §4.2 (derivative classes).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 
 from .alphabet import ALL_BYTES, ONE_CLASS, meet, partition_by, partition_of
 from .terms import (
@@ -84,7 +85,7 @@ from .terms import (
 )
 
 __all__ = [
-    "alphabet_classes", "derivative", "derivative_classes", "derivative_of_string",
+    "alphabet_classes", "derivative", "derivative_by_options", "derivative_classes", "derivative_of_string",
     "keep_derivatives", "matches",
 ]
 
@@ -234,6 +235,37 @@ def derivative_of_string(term: Term, data: bytes, keep: list[Term] | None = None
             break
         term = derivative(term, b, keep)
     return term
+
+
+def derivative_by_options(term: Term, data: bytes, keep: list[Term] | None = None,
+                          check: Callable[[Term], None] | None = None) -> Term | None:
+    """`derivative_of_string` of a term ``o₁ | … | oₖ``, possibly all followed by one tail T,
+    option by option: ``∂w(Σ oᵢ·T) = (Σ ∂w oᵢ)·T`` while no option is nullable before w's last
+    byte (T would then read the rest), so no alternation of the options' intermediate derivatives
+    is built (read inside a listed name, each byte of a token made one). The very term the bytes
+    one by one give (the same operands, put together by the same smart constructors); None for
+    another shape, or where T would read part of `data`. `check` sees every option's derivative
+    (an automaton's work budget)."""
+    if term.kind == K_ALT:
+        options, then = term.children, None
+    elif term.kind == K_CONCAT and term.children[0].kind == K_ALT:
+        (head, then), options = term.children, term.children[0].children
+    else:
+        return None
+    derived = []
+    for option in options:
+        for b in data:
+            if then is not None and option.nullable:
+                return None
+            option = derivative(option, b, keep)
+            if option is EMPTY:
+                break
+            if check is not None:
+                check(option)
+        if option is not EMPTY:
+            derived.append(option)
+    union = alt(*derived)
+    return union if then is None else _concat2(union, then)
 
 
 def matches(term: Term, data: bytes) -> bool:

@@ -53,7 +53,7 @@ import threading
 import numpy as np
 
 from .alphabet import DEAD, ByteClasses
-from .derivatives import alphabet_classes, derivative, derivative_classes
+from .derivatives import alphabet_classes, derivative, derivative_by_options, derivative_classes
 from .errors import ArgumentError, EmptyLanguageError, InputTypeError, StateBudgetError, StateError
 from .syntax import parse
 from .terms import EMPTY, K_ALT, K_BYTES, K_COMPL, K_INTER, K_REPEAT, K_STAR, Term
@@ -280,6 +280,13 @@ class LazyDFA:
                     state = self._compute(state, index)
                     continue
                 term = self._terms[state]
+                by_options = (derivative_by_options(term, data[i:], self._derived, self._check_width)
+                              if len(data) - i > 1 else None)  # (a listed name's bytes: no union per byte)
+                if by_options is not None:
+                    if by_options is EMPTY:
+                        return DEAD
+                    self._check_width(by_options)
+                    return self.state_of(by_options)
                 for b in data[i:]:
                     term = derivative(term, b, self._derived)
                     if term is EMPTY:

@@ -319,6 +319,51 @@ def test_a_step_read_on_terms_ends_in_the_state_byte_by_byte_reaches(pattern):
     assert counted.n_states == 1 + TERM_STEPS + 1  # state by state, then the last TERM_STEPS bytes on terms
 
 
+WORD_SCHEMAS = [  # alternations of words: listed names sharing prefixes, enums, other keys
+    {"type": "object", "properties": {"ab": {"type": "integer"}, "abc": {"enum": ["x", "y\"z"]},
+                                      "b": {"type": "string"}}, "additionalProperties": False},
+    {"type": "object", "properties": {"ab": {"type": "null"}, "ba": {"type": "integer"}}},
+    {"type": "array", "items": {"enum": ["ab", "a", "b", "abc", 1]}},
+    {"anyOf": [{"const": "ab"}, {"type": "string", "pattern": "^a[0-9]+$"}, {"type": "integer"}]},
+]
+WORD_BYTES = b'abcxyz09"\\:,{}[]-'
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(which=st.integers(0, len(WORD_SCHEMAS) - 1), walk=st.lists(st.integers(0, 255), max_size=12),
+       data=st.binary(min_size=2, max_size=6))
+def test_a_derivative_option_by_option_is_the_one_byte_by_byte(which, walk, data):
+    """`derivative_by_options` (what a token's bytes do to an alternation of words, option by
+    option, no union built per byte) gives the very term `derivative_of_string` gives, from any
+    state of these schemas, or declines (a tail the options may reach midway)."""
+    from brzozowski import compile_json_schema
+    from brzozowski.derivatives import derivative_by_options, derivative_of_string
+
+    lazy = compile_json_schema(WORD_SCHEMAS[which], closed_objects=which != 1)
+    state = lazy.start
+    for b in walk:  # a random live state
+        target = lazy.step(state, bytes([WORD_BYTES[b % len(WORD_BYTES)]]))
+        state = state if target == DEAD else target
+    data = bytes(WORD_BYTES[b % len(WORD_BYTES)] for b in data)
+    term = lazy.term(state)
+    got = derivative_by_options(term, data)
+    assert got is None or got is derivative_of_string(term, data), (term, data)
+
+
+def test_a_derivative_option_by_option_declines_where_the_tail_reads_on():
+    """After ``["`` in an array of words, ``a",`` ends the word ``a`` midway and goes on into what
+    follows every word: option by option that is not the rule (declined), byte by byte it is live;
+    ``ab`` (inside the words) is read option by option."""
+    from brzozowski import compile_json_schema
+    from brzozowski.derivatives import derivative_by_options, derivative_of_string
+
+    lazy = compile_json_schema(WORD_SCHEMAS[2])
+    term = lazy.term(lazy.step(lazy.start, b'["'))
+    assert derivative_by_options(term, b'a",') is None
+    assert derivative_of_string(term, b'a",').nullable is False and lazy.step(lazy.start, b'["a",') != DEAD
+    assert derivative_by_options(term, b"ab") is derivative_of_string(term, b"ab")
+
+
 def test_a_step_read_on_terms_keeps_the_work_budget():
     """Nested bounded repeats widen the terms read on the way, not only the states: the work
     budget per state (`max_alternatives`) stops a step inside a token too, even one that ends
