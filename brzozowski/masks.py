@@ -1080,7 +1080,7 @@ class TokenIndex:
                 for t, d in zip(exits.exit_tokens[starts].tolist(), exits.exit_offsets[starts].tolist()):
                     if _live_term(derivative_of_string(after, tokens[t][d:]), max_states):
                         found.append(np.array([t], dtype=np.intp))
-        ids = np.unique(np.concatenate(found)) if len(found) > 1 else found[0]
+        ids = np.concatenate(found) if len(found) > 1 else found[0]  # (a token in two: set twice)
         if len(ids) <= FEW_TOKENS:
             return ids.tolist()
         mask = np.zeros(self.vocab_size, dtype=bool)
