@@ -368,21 +368,28 @@ def _set_tokens(mask: np.ndarray, ids: Sequence[int] | np.ndarray) -> None:
         np.bitwise_or.at(mask.view(np.uint8), ids >> 3, np.left_shift(1, ids & 7).astype(np.uint8))
 
 
-def _literal_options(term: Term) -> tuple[tuple[Term, ...], Term | None] | None:
-    """(options, T or None) if `term` is ``o₁ | … | oₖ`` (k ≥ 1), possibly all followed by T, and
-    each option begins with one byte and holds no ``&`` or ``~``; else None."""
+def _options_of(term: Term) -> tuple[tuple[Term, ...], Term | None] | None:
+    """(options, T or None) if `term` is ``o₁ | … | oₖ``, possibly all followed by T, or one option
+    that begins with a single byte, and holds no ``&`` or ``~``; else None."""
     if term.boolean:
         return None
-    options, then = (term,), None
     if term.kind == K_ALT:
-        options = term.children
-    elif term.kind == K_CONCAT and term.children[0].kind == K_ALT:
-        options, then = term.children[0].children, term.children[1]
-    for option in options:
-        head = option.children[0] if option.kind == K_CONCAT else option
-        if head.kind != K_BYTES or head.bits & (head.bits - 1):
-            return None
-    return options, then
+        return term.children, None
+    if term.kind == K_CONCAT and term.children[0].kind == K_ALT:
+        return term.children[0].children, term.children[1]
+    return ((term,), None) if _is_word(term) else None
+
+
+def _is_word(term: Term) -> bool:
+    """Whether `term` begins with a single byte (a byte string's first: ``b`` or ``b·r``)."""
+    head = term.children[0] if term.kind == K_CONCAT else term
+    return head.kind == K_BYTES and not head.bits & (head.bits - 1)
+
+
+def _literal_options(term: Term) -> tuple[tuple[Term, ...], Term | None] | None:
+    """`_options_of` if every option begins with a single byte; else None."""
+    split = _options_of(term)
+    return split if split is not None and all(_is_word(option) for option in split[0]) else None
 
 
 def _split(term: Term) -> tuple[Term, Term]:
@@ -989,17 +996,18 @@ class TokenIndex:
 
     def _read_below(self, labels: bytes, child_lo: Sequence[int], child_count: Sequence[int], node: int,
                     term: Term, budget: int | None = None) -> list[int] | None:
-        """`_below` for a term (possibly found more than once): where the term's options each begin
-        with a byte string (`_literal_options`), each option is read along its string's path, one
-        byte and one node at a time, its tokens' nodes live (a prefix leaves the string's rest, a
-        live term), and what follows the string is read below the path's end the same way; any
-        other term is walked (`_below`, within what is left of `budget`). The union of the options'
-        nodes is the term's: a token lives iff one option lets it. None once over budget."""
+        """`_below` for a term (possibly found more than once), option by option (`_options_of`):
+        an option that begins with a byte string is read along the string's path, one byte and
+        one node at a time, its tokens' nodes live (a prefix leaves the string's rest, a live
+        term), and what follows the string is read below the path's end the same way; another
+        option, or a term of another shape, is walked alone (`_below`, within what is left of
+        `budget`). The union of the options' nodes is the term's: a token lives iff one option
+        lets it (and no union of their derivatives is built). None once over budget."""
         found: list[int] = []
         todo = [(node, term)]
         while todo:
             node, term = todo.pop()
-            split = _literal_options(term)
+            split = _options_of(term)
             if split is None:
                 reached = self._below(labels, child_lo, child_count, node, term, budget)
                 if reached is None:
@@ -1010,6 +1018,9 @@ class TokenIndex:
                 continue
             options, then = split
             for option in options:
+                if not _is_word(option):
+                    todo.append((node, option if then is None else concat(option, then)))
+                    continue
                 at, rest = node, option
                 while True:
                     head, tail = _split(rest)
