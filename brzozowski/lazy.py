@@ -27,7 +27,8 @@ Invariants:
   top, hence `Term.widest`). So is every term `step` reads a token's bytes through.
 - `step` numbers no state inside a token: its last bytes (`TERM_STEPS`) are read on terms and only
   the state at the end is numbered, the very state the transitions byte by byte lead to (the
-  derivatives by two bytes of one class are one interned term).
+  derivatives by two bytes of one class are one interned term; an alternation of words is read
+  option by option, `brzozowski.derivatives.derivative_by_options`, to the same term).
 - **Threads.** One automaton may be shared by any number of threads. Every state and transition is
   created under the automaton's lock, and a thread that finds a transition unknown takes the lock
   and looks again, so each derivative is stored once; a state is counted in `n_states` only once
