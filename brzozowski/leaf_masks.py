@@ -40,7 +40,6 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
-import cachetools
 import numpy as np
 
 from .alphabet import DEAD
@@ -49,7 +48,7 @@ from .dfa import explore
 from .format_automata import FormatTable, format_dfa
 from .json_formats import FORMAT_PATTERNS
 from .leaves import format_leaf
-from .string_masks import StringTables, codes_from, kept_on, quote_suffixes, tables_from_codes
+from .string_masks import StringTables, codes_from, kept_in_cache, kept_on, quote_suffixes, tables_from_codes
 from .vocabulary import TokenTrie, merged_classes
 
 if TYPE_CHECKING:
@@ -90,20 +89,9 @@ FORMAT_TRIE_LIVE_BYTES = 128
 """`format_trie` serves formats that fewer bytes than this lead somewhere in (``regex``'s lead
 nearly everywhere: its class trie would be most of the byte trie)."""
 
-_MISSING = object()
-
-
 def _cached(trie: VocabTrie, key: tuple, build):
     """``build()`` kept in the vocabulary's bounded cache of leaf tables under `key`."""
-    cache = kept_on(trie, ("leaf-tables",),
-                    lambda: (cachetools.LRUCache(maxsize=LEAF_TABLE_BYTES, getsizeof=_nbytes),))[0]
-    with trie.tables_lock:
-        found = cache.get(key, _MISSING)
-    if found is _MISSING:
-        found = build()
-        with trie.tables_lock:
-            cache[key] = found
-    return found
+    return kept_in_cache(trie, "leaf-tables", LEAF_TABLE_BYTES, key, build, _nbytes)
 
 
 def _nbytes(value: object) -> int:

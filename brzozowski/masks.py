@@ -551,7 +551,7 @@ class TokenIndex:
                 found = self._cached(key)
                 if found is None:
                     mask = self._cached(key - 1)
-                    found = self._compute(state, True) if mask is None else self._pack(mask)
+                    found = self._compute(state, True) if mask is None else packed(mask)
                     self._store(key, found)
         return found
 
@@ -636,9 +636,6 @@ class TokenIndex:
         with self._cache_lock:
             return self._cache.get(key)
 
-    def _pack(self, mask: np.ndarray) -> np.ndarray:
-        return packed(mask)
-
     def _unpack(self, bits: np.ndarray) -> np.ndarray:
         mask = np.unpackbits(bits.view(np.uint8), count=self.vocab_size, bitorder="little").view(bool)
         mask.setflags(write=False)
@@ -684,7 +681,7 @@ class TokenIndex:
         if self.eos_id is not None:
             mask[self.eos_id] = accepting
         if bits:
-            return self._pack(mask)
+            return packed(mask)
         mask.setflags(write=False)
         return mask
 
@@ -1024,7 +1021,7 @@ class TokenIndex:
                 at, rest = node, option
                 while True:
                     head, tail = _split(rest)
-                    if head.kind != K_BYTES or head.bits & (head.bits - 1):
+                    if head.kind != K_BYTES or head.bits & (head.bits - 1):  # (`_is_word`, inlined)
                         break
                     lo = child_lo[at]
                     at = labels.find(head.bits.bit_length() - 1, lo, lo + child_count[at])

@@ -81,8 +81,8 @@ if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary bu
 
 __all__ = ["COUNT_BOUNDS", "MAX_PAIRED", "PLAIN_KEY_BYTES", "PYTHON_TAIL_NODES", "QuoteSuffixes",
            "StringAutomaton", "StringTables", "build_all_tables", "codes_from", "count_bound_bits",
-           "count_tables", "key_tables", "kept_on", "packed", "quote_suffixes", "recognize",
-           "recognize_counted", "string_automaton", "string_tables", "tables_from_codes"]
+           "count_tables", "key_tables", "kept_in_cache", "kept_on", "packed", "quote_suffixes",
+           "recognize", "recognize_counted", "string_automaton", "string_tables", "tables_from_codes"]
 
 
 class StringAutomaton:
@@ -311,12 +311,23 @@ each over o200k_base; schemas repeat a few ``maxLength`` values)."""
 def count_bound_bits(trie: VocabTrie, r: int, most: int) -> np.ndarray:
     """The bitmask (`packed`) of the tokens that begin at most `most` characters from S-state r
     (``token_counts <= most`` of `count_tables`), kept per vocabulary, least recently used first out."""
-    cache = kept_on(trie, ("count-bounds",), lambda: (cachetools.LRUCache(maxsize=COUNT_BOUNDS),))[0]
-    key = (r, most)
+    return kept_in_cache(trie, "count-bounds", COUNT_BOUNDS, (r, most),
+                         lambda: packed(count_tables(trie, r)[0] <= most))
+
+
+_MISSING = object()
+
+
+def kept_in_cache(trie: VocabTrie, name: str, maxsize: int, key: tuple, build: Callable[[], object],
+                  getsizeof: Callable[[object], int] | None = None) -> object:
+    """``build()`` kept under `key` in the vocabulary's bounded cache `name` (a
+    `cachetools.LRUCache` of `maxsize`, each entry weighing ``getsizeof(entry)`` if given, else 1;
+    least recently used first out), built on first use."""
+    cache = kept_on(trie, (name,), lambda: (cachetools.LRUCache(maxsize=maxsize, getsizeof=getsizeof),))[0]
     with trie.tables_lock:
-        found = cache.get(key)
-    if found is None:
-        found = packed(count_tables(trie, r)[0] <= most)
+        found = cache.get(key, _MISSING)
+    if found is _MISSING:
+        found = build()
         with trie.tables_lock:
             cache[key] = found
     return found
