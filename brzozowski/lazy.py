@@ -28,7 +28,8 @@ Invariants:
 - `step` numbers no state inside a token: its last bytes (`TERM_STEPS`) are read on terms and only
   the state at the end is numbered, the very state the transitions byte by byte lead to (the
   derivatives by two bytes of one class are one interned term; an alternation of words is read
-  option by option, `brzozowski.derivatives.derivative_by_options`, to the same term).
+  option by option, `brzozowski.derivatives.derivative_by_options`, to the same term; a byte that
+  leads a term back to itself is a loop for its whole derivative class).
 - **Threads.** One automaton may be shared by any number of threads. Every state and transition is
   created under the automaton's lock, and a thread that finds a transition unknown takes the lock
   and looks again, so each derivative is stored once; a state is counted in `n_states` only once
@@ -262,7 +263,8 @@ class LazyDFA:
         `data` is read on terms (a memoized derivative per byte, each checked against the work
         budget) and only the state at the end is numbered: the states a token passes through are
         not created, nor are the classes of the state it ends in (the next step reads on from its
-        term)."""
+        term), unless its first byte leads back into it: a loop (a string's inside) is read again
+        token after token, so it gets its classes then, and its loop is a known transition."""
         if state != DEAD:
             self._check(state)
         for i, b in enumerate(data):
@@ -288,14 +290,37 @@ class LazyDFA:
                         return DEAD
                     self._check_width(by_options)
                     return self.state_of(by_options)
-                for b in data[i:]:
-                    term = derivative(term, b, self._derived)
-                    if term is EMPTY:
-                        return DEAD
-                    self._check_width(term)
-                return self.state_of(term)
+                if class_map is None and derivative(term, b, self._derived) is term:
+                    self._loop(state, b)  # a loop (inside a string): classes from now on
+                    continue
+                return self.state_of(self._read_on_terms(term, data[i:]))
             state = target
         return state
+
+    def _loop(self, state: int, b: int) -> None:
+        """Record that `state` reads `b` back into itself, in the class map made for it now: a
+        state that loops is read again and again (the inside of a string, token after token)."""
+        class_map = self._class_map(state)
+        with self._lock:
+            self._targets[state][class_map.class_bytes[b]] = state
+
+    def _read_on_terms(self, term: Term, data: bytes) -> Term:
+        """The derivative of `term` by `data` (EMPTY for none), each checked against the work
+        budget; a byte that leads back to the same term is a loop, and so are the others of its
+        derivative class (read without a derivative each: a string's inside, a word's letters)."""
+        loop = 0  # the bytes known to lead from `term` back to itself
+        for b in data:
+            if (loop >> b) & 1:
+                continue
+            derived = derivative(term, b, self._derived)
+            if derived is term:
+                loop |= next(c for c in derivative_classes(term) if (c >> b) & 1)
+                continue
+            if derived is EMPTY:
+                return EMPTY
+            self._check_width(derived)
+            term, loop = derived, 0
+        return term
 
     def matches(self, data: bytes) -> bool:
         """Whether `data` is in the language (full match)."""

@@ -319,6 +319,34 @@ def test_a_step_read_on_terms_ends_in_the_state_byte_by_byte_reaches(pattern):
     assert counted.n_states == 1 + TERM_STEPS + 1  # state by state, then the last TERM_STEPS bytes on terms
 
 
+@pytest.mark.parametrize("pattern", ["[a-w]*x1", '("[a-z ]*",?)*', "(a[a-c]*|b)*c"])
+def test_a_step_through_a_loop_reads_only_the_looping_class_as_a_loop(pattern):
+    """A byte that leads a term back to itself is a loop, and so is every byte of its derivative
+    class, not others the term begins with (``[a-w]*x1``: ``a`` loops, ``x`` does not); a state
+    found to loop gets its classes then, its loop as a known transition. Steps from the start and
+    on from their ends agree with `re.fullmatch` and with the automaton byte by byte."""
+    rng = random.Random(11)
+    alphabet = b'abcwxyz1 ",'
+    for _ in range(300):
+        by_terms, by_bytes = LazyDFA(pattern), LazyDFA(pattern)
+        state, text = 0, b""
+        for _ in range(3):
+            data = bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
+            loops = state != DEAD and by_terms.step(state, data[:1]) == state
+            end = by_terms.step(state, data) if state != DEAD else DEAD
+            text += data
+            expected = 0
+            for b in text:
+                expected = DEAD if expected == DEAD else by_bytes.next_state(expected, b)
+            assert (end == DEAD) == (expected == DEAD), text
+            if end != DEAD:
+                assert by_terms.term(end) is by_bytes.term(expected), text
+                assert by_terms.is_accepting(end) == bool(re.fullmatch(pattern.encode(), text)), text
+            if loops:  # the loop is now a transition of the state's classes
+                assert by_terms.next_state(state, data[0]) == state
+            state = end
+
+
 WORD_SCHEMAS = [  # alternations of words: listed names sharing prefixes, enums, other keys
     {"type": "object", "properties": {"ab": {"type": "integer"}, "abc": {"enum": ["x", "y\"z"]},
                                       "b": {"type": "string"}}, "additionalProperties": False},
