@@ -66,7 +66,9 @@ Five shortcuts keep masks the same and make them cheaper:
 - **Terms.** Over a `LazyDFA`, the parts of a walk done in plain Python (the first levels, a key
   state's walk, the walk past a closing quote) hold states as terms, not numbers: a node's
   children come from one derivative per derivative class of its term (`_Moves`), and a term b·r
-  (a property name, a literal: one live byte) goes on to its tail r at once. A state is numbered
+  (a property name, a literal: one live byte) goes on to its tail r at once; below a path's end
+  (`_below`), a child where every token ends needs no derivative (it lives iff the term begins
+  with its byte), so a value's first bytes past ``":`` cost none (`_expand_below`). A state is numbered
   (``state_of``, which builds its row of 256 transitions when the numpy levels need it) only when
   the walk hands a level over to numpy: the states inside the names a key state's tokens reach
   into, inside the value after them, and after a string's closing quote are not created.
@@ -273,6 +275,11 @@ def _few_tokens(trie: TokenTrie, nodes: list[int]) -> list[int] | None:
             if len(ids) > FEW_TOKENS:
                 return None
     return ids
+
+
+FEW_INNER = 16
+"""`_below` derives a term by each live child's byte (not by each of its derivative classes) when
+at most this many live children have children of their own (the others need no derivative)."""
 
 
 FEW_PAIRS = 64
@@ -837,6 +844,31 @@ class TokenIndex:
                     states.append(derived)
         return count
 
+    def _expand_below(self, term: int | Term, lo: int, count: int, labels: bytes, child_count: Sequence[int],
+                      nodes: list, states: list) -> int:
+        """`_expand` for `_below`, where only the children with children of their own need a
+        state: of a term without ``&`` or ``~`` (which derives to ∅ exactly by the bytes outside
+        its `first`) whose moves are not known, a child where every token ends lives iff the term
+        begins with its byte, no derivative taken (its state is None), and the others are derived
+        by their byte, or by class past `FEW_INNER` of them."""
+        if term.__class__ is not Term or term.boolean or _is_word(term) or term in self._move_memo:
+            return self._expand(term, lo, count, labels, nodes, states)
+        first = term.first
+        start, inner = len(nodes), 0
+        for child in range(lo, lo + count):
+            b = labels[child]
+            if (first >> b) & 1:
+                if child_count[child]:
+                    inner += 1
+                    if inner > FEW_INNER:  # a wide node: one derivative per class instead
+                        del nodes[start:], states[start:]
+                        return self._expand(term, lo, count, labels, nodes, states)
+                    states.append(derivative(term, b))
+                else:
+                    states.append(None)
+                nodes.append(child)
+        return count
+
     def _moves(self, s: int | Term) -> _Moves:
         """The moves of `s` (a state number, or a lazy automaton's term), kept per index."""
         found = self._move_memo.get(s)
@@ -1162,7 +1194,8 @@ class TokenIndex:
             for node, s in zip(nodes, states):
                 count = child_count[node]
                 if count:
-                    work += self._expand(s, child_lo[node], count, labels, next_nodes, next_states)
+                    work += self._expand_below(s, child_lo[node], count, labels, child_count,
+                                               next_nodes, next_states)
             if budget is not None and work > budget:
                 return None
             reached += next_nodes

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from brzozowski import DEAD, LazyDFA, compile_json_schema, regex_to_dfa
 from brzozowski.errors import MaskError, StateError, TokenError, VocabularyError
 from brzozowski.masks import TokenIndex
+from brzozowski.terms import EMPTY as EMPTY_TERM
 from brzozowski.vocabulary import VocabTrie, Vocabulary, class_trie, merged_classes, vocab_trie
 
 from .corpus import HAND, HAND_EOS, HAND_MASKS, HAND_STATE_TEXT, HAND_VOCAB, REAL_PATTERNS
@@ -1333,3 +1334,28 @@ def test_other_keys_that_lead_nowhere_are_not_taken_for_plain_keys():
     for state in _all_states(lazy):
         assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, NEAR_KEY_VOCAB, None)), state
     assert not index.mask(lazy.step(lazy.start, b'{"'))[NEAR_KEY_VOCAB.index(b"zz")]
+
+
+@pytest.mark.parametrize("few_inner", [0, 2, 16])
+@pytest.mark.parametrize("pattern", ['[a-d]*"', 'a(b|c)d*|b[a-c]{1,3}|cc?', '(ab|ba)*c|[a-c]?d'])
+def test_a_walk_below_a_node_derives_only_the_children_with_children(pattern, few_inner):
+    """`_below` (what a byte string's path leaves to walk) takes a child where every token ends
+    as live iff the term begins with its byte, with no derivative, and derives the others by
+    their byte, or, past `FEW_INNER` of them, by class: the tokens at the nodes it reaches are
+    those whose bytes lead from the term to a live state, either way."""
+    from brzozowski import masks as masks_module
+    from brzozowski.derivatives import derivative_of_string
+
+    letters = b'abcd"'
+    vocab = [bytes([x]) for x in letters] + [bytes([x, y]) for x in letters for y in letters]
+    vocab += [bytes([x, y, z]) for x in b"abc" for y in b"abcd" for z in b'cd"']
+    lazy = LazyDFA(pattern)
+    index = TokenIndex(lazy, vocab)
+    labels, child_lo, child_count = index.trie.python_view()
+    term = lazy.term(lazy.start)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(masks_module, "FEW_INNER", few_inner)
+        reached = index._below(labels, child_lo, child_count, 0, term)
+    found = set(masks_module._few_tokens(index.trie, reached))
+    expected = {t for t, data in enumerate(vocab) if derivative_of_string(term, data) is not EMPTY_TERM}
+    assert found == expected
