@@ -99,6 +99,12 @@ DEFAULT_MAX_DEPTH = 8
 A bounded nesting is what makes those languages regular; 8 covers the tool calls, configs and
 Pydantic trees of the corpus, and the lazy DFA only builds the states a generation visits."""
 
+MAX_CHAIN = 64
+"""The most schemas that may nest through ``$ref``, ``allOf``, ``anyOf`` and ``oneOf`` without an
+array or object in between (a reference chain, combinators in combinators): a ``$ref`` cycle
+through ``allOf`` merges a new schema at each turn, which no repeated key would catch, and would
+otherwise recurse until the interpreter's stack or the machine's memory runs out."""
+
 MAX_WHITESPACE = 20
 """The most whitespace bytes per gap with ``any_whitespace=True``: enough for a newline and the
 indentation of pretty-printed JSON 4 levels deep (indent 4), and a bound on how long a model can
@@ -294,6 +300,7 @@ class _Compiler:
         self.notes: dict[str, None] = {}
         self._memo: dict[tuple, Term] = {}
         self._active: set[tuple] = set()
+        self._chain: dict[int, int] = {}  # per nesting depth left: the `term` calls active at it
         self._keep: list[Any] = []  # merged schemas: alive, so their ids stay unique in the memo
         self._complete: dict[tuple, Term] = {}
         self._completing: set[tuple] = set()
@@ -324,11 +331,17 @@ class _Compiler:
         if key in self._active or len(self._active) > 400:
             return self.refuse(ptr, "$ref", "this $ref chain loops back to itself without an array or "
                                             "object in between: no document can ever end; break the cycle")
+        if self._chain.get(depth, 0) >= MAX_CHAIN:  # (merged schemas are new nodes: no key repeats)
+            return self.refuse(ptr, "$ref", f"more than {MAX_CHAIN} schemas nest here through $ref, allOf, "
+                                            "anyOf and oneOf without an array or object in between (a $ref "
+                                            "cycle through allOf, merged anew at each turn?); break the cycle")
         self._active.add(key)
+        self._chain[depth] = self._chain.get(depth, 0) + 1
         try:
             result = self._schema(node, ptr, child_base(base, node), depth, types)
         finally:
             self._active.discard(key)
+            self._chain[depth] -= 1
         self._memo[key] = result
         return result
 

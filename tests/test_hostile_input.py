@@ -108,6 +108,28 @@ def test_a_long_property_name_beside_other_keys_compiles_without_recursion():
     assert lazy.matches(b'{"%s":"x"}' % name[:-1].encode())  # another key: any value
 
 
+def test_a_ref_cycle_through_allof_merged_anew_is_refused_not_a_crash():
+    """``d = anyOf[allOf[E, $ref d], …]`` beside other keywords: each turn of the cycle merges a
+    new schema (no repeated key to catch), so it recursed into a RecursionError, or, in a variant
+    Hypothesis found, for minutes and gigabytes. Past `MAX_CHAIN` schemas nested without an array
+    or object it is a located SchemaError; a long but finite chain of references still compiles."""
+    from brzozowski import compile_json_schema
+    from brzozowski.schema_compiler import MAX_CHAIN
+
+    first = {"enum": [[{"z": 3, "a": 2}], {}]}
+    d = {"anyOf": [{"allOf": [first, {"$ref": "#/$defs/d"}]}, {"enum": [{"z": -2}, {}]}]}
+    schema = {"$defs": {"d": d}, "allOf": [{"items": False, "minItems": 0,
+                                            "anyOf": [{"$ref": "#/$defs/d"}, {"type": "null"}]}]}
+    start = time.perf_counter()
+    with pytest.raises(SchemaError, match="without an array or object in between") as caught:
+        compile_json_schema(schema, max_depth=1, any_whitespace=True)
+    assert "/anyOf/0/anyOf/0" in str(caught.value) and time.perf_counter() - start < 5
+    chain = {f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}]} for i in range(MAX_CHAIN // 2)}
+    chain[f"d{MAX_CHAIN // 2}"] = {"type": "integer"}
+    lazy = compile_json_schema({"$defs": chain, "$ref": "#/$defs/d0"})
+    assert lazy.matches(b"12") and not lazy.matches(b'"x"')
+
+
 def test_deep_schema_values_in_messages_are_shown_briefly():
     with pytest.raises(SchemaError, match=r"unknown type \[\[\[\[\.\.\.\]\]\]\]") as raised:
         json_schema_to_regex({"type": _nested_lists(10_000)})
