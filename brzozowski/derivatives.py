@@ -37,6 +37,11 @@ shares between patterns (a JSON schema's "any value", a parsed ``pattern``) is m
 `keep_derivatives`: its derivatives, and theirs, are held strongly as long as it lives, so every
 automaton that reaches it reuses them.
 
+A token's bytes through a concatenation H·T are read through H alone while that is the rule
+(`derivative_through_heads`: ``∂b(H·T) = ∂bH·T`` when H is not nullable or T does not begin with
+b), so one concatenation is built per run of bytes, not one per byte; an alternation of words
+option by option (`derivative_by_options`). Both give the very term the bytes one by one give.
+
 Neither recurses: each walks an explicit stack of the sub-terms it still needs (post-order), so a
 deep term (a long concatenation of nullable parts, deeply nested groups) costs heap, not Python
 stack. The rules themselves are one short function per kind (`_derive`,
@@ -86,6 +91,7 @@ from .terms import (
 
 __all__ = [
     "alphabet_classes", "derivative", "derivative_by_options", "derivative_classes", "derivative_of_string",
+    "derivative_through_heads",
     "keep_derivatives", "matches",
 ]
 
@@ -237,6 +243,46 @@ def derivative_of_string(term: Term, data: bytes, keep: list[Term] | None = None
     return term
 
 
+def derivative_through_heads(term: Term, data: bytes, keep: list[Term] | None = None,
+                             check: Callable[[Term], None] | None = None,
+                             open_end: bool = True) -> Term | None:
+    """`derivative_of_string`, the very same interned term, with a concatenation H·T read through
+    its head H alone while ``∂b(H·T) = ∂bH · T`` (H not nullable, or T not beginning with b) and
+    ∂bH is no concatenation (which `_concat2` would re-associate): one concatenation built where
+    that run of bytes ends, not one per byte (a key's bytes through a trie of other keys, a
+    string's through its loop). `check` sees every term built and every head derived (an
+    automaton's work budget). With ``open_end=False``, None if a term before the last byte is
+    nullable (what follows would read the rest: `derivative_by_options`)."""
+    i, n = 0, len(data)
+    while i < n:
+        if term is EMPTY:
+            return EMPTY
+        if term.kind == K_CONCAT and term.children[0].kind != K_BYTES:
+            head, tail = term.children
+            start = i
+            while i < n and not (head.nullable and (tail.first >> data[i]) & 1):
+                if not open_end and head.nullable and tail.nullable:
+                    return None
+                head = derivative(head, data[i], keep)
+                i += 1
+                if head.kind == K_CONCAT or head is EPSILON or head is EMPTY:
+                    break
+                if check is not None:
+                    check(head)
+            if i > start:
+                term = _concat2(head, tail)
+                if check is not None:
+                    check(term)
+                continue
+        if not open_end and term.nullable:
+            return None
+        term = derivative(term, data[i], keep)
+        i += 1
+        if check is not None:
+            check(term)
+    return term
+
+
 def derivative_by_options(term: Term, data: bytes, keep: list[Term] | None = None,
                           check: Callable[[Term], None] | None = None) -> Term | None:
     """`derivative_of_string` of a term ``o₁ | … | oₖ``, possibly all followed by one tail T,
@@ -249,19 +295,14 @@ def derivative_by_options(term: Term, data: bytes, keep: list[Term] | None = Non
     if term.kind == K_ALT:
         options, then = term.children, None
     elif term.kind == K_CONCAT and term.children[0].kind == K_ALT:
-        (head, then), options = term.children, term.children[0].children
+        options, then = term.children[0].children, term.children[1]
     else:
         return None
     derived = []
     for option in options:
-        for b in data:
-            if then is not None and option.nullable:
-                return None
-            option = derivative(option, b, keep)
-            if option is EMPTY:
-                break
-            if check is not None:
-                check(option)
+        option = derivative_through_heads(option, data, keep, check, then is None)
+        if option is None:
+            return None
         if option is not EMPTY:
             derived.append(option)
     union = alt(*derived)

@@ -28,8 +28,8 @@ Invariants:
 - `step` numbers no state inside a token: its last bytes (`TERM_STEPS`) are read on terms and only
   the state at the end is numbered, the very state the transitions byte by byte lead to (the
   derivatives by two bytes of one class are one interned term; an alternation of words is read
-  option by option, `brzozowski.derivatives.derivative_by_options`, to the same term; a byte that
-  leads a term back to itself is a loop for its whole derivative class).
+  option by option, `brzozowski.derivatives.derivative_by_options`, and a concatenation through
+  its head, `derivative_through_heads`, to the same term).
 - **Threads.** One automaton may be shared by any number of threads. Every state and transition is
   created under the automaton's lock, and a thread that finds a transition unknown takes the lock
   and looks again, so each derivative is stored once; a state is counted in `n_states` only once
@@ -55,7 +55,8 @@ import threading
 import numpy as np
 
 from .alphabet import DEAD, ByteClasses
-from .derivatives import alphabet_classes, derivative, derivative_by_options, derivative_classes
+from .derivatives import (alphabet_classes, derivative, derivative_by_options, derivative_classes,
+                          derivative_through_heads)
 from .errors import ArgumentError, EmptyLanguageError, InputTypeError, StateBudgetError, StateError
 from .syntax import parse
 from .terms import EMPTY, K_ALT, K_BYTES, K_COMPL, K_INTER, K_REPEAT, K_STAR, Term
@@ -305,22 +306,10 @@ class LazyDFA:
             self._targets[state][class_map.class_bytes[b]] = state
 
     def _read_on_terms(self, term: Term, data: bytes) -> Term:
-        """The derivative of `term` by `data` (EMPTY for none), each checked against the work
-        budget; a byte that leads back to the same term is a loop, and so are the others of its
-        derivative class (read without a derivative each: a string's inside, a word's letters)."""
-        loop = 0  # the bytes known to lead from `term` back to itself
-        for b in data:
-            if (loop >> b) & 1:
-                continue
-            derived = derivative(term, b, self._derived)
-            if derived is term:
-                loop |= next(c for c in derivative_classes(term) if (c >> b) & 1)
-                continue
-            if derived is EMPTY:
-                return EMPTY
-            self._check_width(derived)
-            term, loop = derived, 0
-        return term
+        """The derivative of `term` by `data` (EMPTY for none), each term checked against the work
+        budget: a concatenation read through its head alone while that is the rule
+        (`brzozowski.derivatives.derivative_through_heads`: a string's inside, a word's letters)."""
+        return derivative_through_heads(term, data, self._derived, self._check_width)
 
     def matches(self, data: bytes) -> bool:
         """Whether `data` is in the language (full match)."""

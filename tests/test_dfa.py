@@ -378,6 +378,41 @@ def test_a_derivative_option_by_option_is_the_one_byte_by_byte(which, walk, data
     assert got is None or got is derivative_of_string(term, data), (term, data)
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=patterns, prefix=texts, data=texts)
+def test_a_derivative_through_heads_is_the_one_byte_by_byte(pattern, prefix, data):
+    """`derivative_through_heads` (a concatenation read through its head alone, one concatenation
+    built per run of bytes) gives the very term `derivative_of_string` gives, from a random
+    derivative of a random pattern; asked to decline where a term before the last byte is
+    nullable, it declines exactly there."""
+    from brzozowski.derivatives import derivative_of_string, derivative_through_heads
+    from brzozowski.syntax import parse
+
+    term = derivative_of_string(parse(pattern), prefix)
+    expected = derivative_of_string(term, data)
+    assert derivative_through_heads(term, data) is expected, (pattern, prefix, data)
+    nullable_midway = any(derivative_of_string(term, data[:i]).nullable for i in range(len(data)))
+    closed = derivative_through_heads(term, data, open_end=False)
+    assert closed is (None if nullable_midway else expected), (pattern, prefix, data)
+
+
+@pytest.mark.parametrize("pattern, data, declined", [
+    ("(?:a|b)*a", b"aa", True),  # the tail begins with the byte: it reads it too, not the head alone
+    ("(?:aa?a)*c", b"aa", False),  # ∂a of the head is a?·a·…: read on, the tail's concatenation
+    ("(?:a)*(?:c)?", b"aa", True),  # nullable before the first byte: declined if asked
+    ("(?:ab)*c", b"abab", False),
+])
+def test_a_derivative_through_heads_on_the_cases_that_break_it(pattern, data, declined):
+    """Where reading a concatenation's head alone would build another term than byte by byte."""
+    from brzozowski.derivatives import derivative_of_string, derivative_through_heads
+    from brzozowski.syntax import parse
+
+    term = parse(pattern)
+    expected = derivative_of_string(term, data)
+    assert derivative_through_heads(term, data) is expected
+    assert derivative_through_heads(term, data, open_end=False) is (None if declined else expected)
+
+
 def test_a_derivative_option_by_option_declines_where_the_tail_reads_on():
     """After ``["`` in an array of words, ``a",`` ends the word ``a`` midway and goes on into what
     follows every word: option by option that is not the rule (declined), byte by byte it is live;
