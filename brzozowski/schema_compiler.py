@@ -301,6 +301,7 @@ class _Compiler:
         self._memo: dict[tuple, Term] = {}
         self._active: set[tuple] = set()
         self._chain: dict[int, int] = {}  # per nesting depth left: the `term` calls active at it
+        self._merging: set[tuple] = set()  # `merged_term`'s parts (by content) being merged
         self._keep: list[Any] = []  # merged schemas: alive, so their ids stay unique in the memo
         self._complete: dict[tuple, Term] = {}
         self._completing: set[tuple] = set()
@@ -416,15 +417,27 @@ class _Compiler:
                     types: frozenset = _ALL_TYPES, own: int = 1) -> Term:
         """The term of all of `parts`: merged structurally, or, where that would need an
         intersection, each flattened part compiled alone and the terms intersected (sound: each
-        part's language is within what that part allows)."""
-        merged = self.merge(parts, ptr, base, own, intersect=True)
-        if merged is None:
-            return EMPTY
-        if isinstance(merged, _Pieces):
-            self.note(ptr, f"allOf: {merged.reason}: the parts are compiled apart and intersected "
-                           "(each object part keeps its own property order)")
-            return inter(*(self.term(piece, ptr, base, depth, types) for piece in merged.pieces))
-        return self.term(merged, ptr, base, depth, types)
+        part's language is within what that part allows).
+
+        Merging the same parts again inside their own merge, at the same depth, would loop for
+        ever (a ``$ref`` cycle through ``allOf`` merges a new schema at each turn, so `term`'s
+        check by node never sees it repeat): refused, the parts compared by content."""
+        key = (json_key(parts), base, depth, types, own)
+        if key in self._merging:
+            return self.refuse(ptr, "$ref", "this $ref chain loops back to itself through allOf without an "
+                                            "array or object in between: no document can ever end; break the cycle")
+        self._merging.add(key)
+        try:
+            merged = self.merge(parts, ptr, base, own, intersect=True)
+            if merged is None:
+                return EMPTY
+            if isinstance(merged, _Pieces):
+                self.note(ptr, f"allOf: {merged.reason}: the parts are compiled apart and intersected "
+                               "(each object part keeps its own property order)")
+                return inter(*(self.term(piece, ptr, base, depth, types) for piece in merged.pieces))
+            return self.term(merged, ptr, base, depth, types)
+        finally:
+            self._merging.discard(key)
 
     def merge(self, parts: list[Any], ptr: str, base: str, own: int = 1, intersect: bool = False) -> Any:
         """`parts` resolved ($ref, allOf flattened) and merged structurally, or None (refused).

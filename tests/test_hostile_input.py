@@ -110,10 +110,11 @@ def test_a_long_property_name_beside_other_keys_compiles_without_recursion():
 
 def test_a_ref_cycle_through_allof_merged_anew_is_refused_not_a_crash():
     """``d = anyOf[allOf[E, $ref d], …]`` beside other keywords: each turn of the cycle merges a
-    new schema (no repeated key to catch), so it recursed into a RecursionError, or, in a variant
-    Hypothesis found, for minutes and gigabytes. Past `MAX_CHAIN` schemas nested without an array
-    or object it is a located SchemaError; a long but finite chain of references still compiles."""
-    from brzozowski import compile_json_schema
+    new schema (no repeated node to catch), so it recursed into a RecursionError, or, in a variant
+    Hypothesis found, for minutes and gigabytes. The same parts merged again inside their own merge
+    are refused (compared by content), and past `MAX_CHAIN` schemas nested without an array or
+    object anything else is; a long but finite chain of references still compiles."""
+    from brzozowski import compile_json_schema, schema_compiler
     from brzozowski.schema_compiler import MAX_CHAIN
 
     first = {"enum": [[{"z": 3, "a": 2}], {}]}
@@ -124,10 +125,21 @@ def test_a_ref_cycle_through_allof_merged_anew_is_refused_not_a_crash():
     with pytest.raises(SchemaError, match="without an array or object in between") as caught:
         compile_json_schema(schema, max_depth=1, any_whitespace=True)
     assert "/anyOf/0/anyOf/0" in str(caught.value) and time.perf_counter() - start < 5
-    chain = {f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}]} for i in range(MAX_CHAIN // 2)}
-    chain[f"d{MAX_CHAIN // 2}"] = {"type": "integer"}
+    twice = {"anyOf": [{"allOf": [first, {"$ref": "#/$defs/d"}]}, {"allOf": [{"enum": [{}]}, {"$ref": "#/$defs/d"}]},
+                       {"type": "null"}]}  # two turns of the cycle at each level: 2^MAX_CHAIN merges
+    schema["$defs"]["d"] = twice
+    start = time.perf_counter()
+    with pytest.raises(SchemaError, match="loops back to itself through allOf"):
+        compile_json_schema(schema, max_depth=1)  # the same parts merged inside their own merge
+    assert time.perf_counter() - start < 5
+    chain = {f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"type": "null"}]} for i in range(MAX_CHAIN // 4)}
+    chain[f"d{MAX_CHAIN // 4}"] = {"type": "integer"}
     lazy = compile_json_schema({"$defs": chain, "$ref": "#/$defs/d0"})
     assert lazy.matches(b"12") and not lazy.matches(b'"x"')
+    with pytest.MonkeyPatch.context() as patch:  # a chain longer than the bound: refused, by name
+        patch.setattr(schema_compiler, "MAX_CHAIN", 8)
+        with pytest.raises(SchemaError, match="more than 8 schemas nest here"):
+            compile_json_schema({"$defs": chain, "$ref": "#/$defs/d0"})
 
 
 def test_deep_schema_values_in_messages_are_shown_briefly():
