@@ -261,8 +261,8 @@ class LazyDFA:
 
         Transitions already known are followed; from the first one that is not (among the last
         `TERM_STEPS` bytes), or from a state whose classes are not computed yet, the rest of
-        `data` is read on terms (a memoized derivative per byte, each checked against the work
-        budget) and only the state at the end is numbered: the states a token passes through are
+        `data` is read on terms (`_read_on_terms`: memoized derivatives, each term checked against
+        the work budget) and only the state at the end is numbered: the states a token passes through are
         not created, nor are the classes of the state it ends in (the next step reads on from its
         term), unless its first byte leads back into it: a loop (a string's inside) is read again
         token after token, so it gets its classes then, and its loop is a known transition."""

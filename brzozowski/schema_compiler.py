@@ -101,9 +101,10 @@ Pydantic trees of the corpus, and the lazy DFA only builds the states a generati
 
 MAX_CHAIN = 64
 """The most schemas that may nest through ``$ref``, ``allOf``, ``anyOf`` and ``oneOf`` without an
-array or object in between (a reference chain, combinators in combinators): a ``$ref`` cycle
-through ``allOf`` merges a new schema at each turn, which no repeated key would catch, and would
-otherwise recurse until the interpreter's stack or the machine's memory runs out."""
+array or object in between (a reference chain, combinators in combinators). A ``$ref`` cycle
+through ``allOf`` merges a new schema at each turn: `merged_term` catches the same parts merged
+again; this bound catches any other endless turn before the interpreter's stack or the machine's
+memory runs out."""
 
 MAX_WHITESPACE = 20
 """The most whitespace bytes per gap with ``any_whitespace=True``: enough for a newline and the
