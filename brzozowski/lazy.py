@@ -291,9 +291,15 @@ class LazyDFA:
                         return DEAD
                     self._check_width(by_options)
                     return self.state_of(by_options)
-                if class_map is None and derivative(term, b, self._derived) is term:
-                    self._loop(state, b)  # a loop (inside a string): classes from now on
-                    continue
+                if class_map is None:  # the first byte's derivative, read on from (not derived twice)
+                    derived = derivative(term, b, self._derived)
+                    if derived is term:
+                        self._loop(state, b)  # a loop (inside a string): classes from now on
+                        continue
+                    if derived is EMPTY:
+                        return DEAD
+                    self._check_width(derived)
+                    term, i = derived, i + 1
                 return self.state_of(self._read_on_terms(term, data[i:]))
             state = target
         return state
