@@ -282,6 +282,13 @@ FEW_INNER = 16
 at most this many live children have children of their own (the others need no derivative)."""
 
 
+FEW_CHILDREN = 4
+"""`_expand` derives a term whose moves are not known by each child's byte when the node has at most
+this many children, or by each byte the term begins with when it begins with at most this many,
+without computing the term's derivative classes (which cost more than a few derivatives for a wide
+term: an open object's key after ``,"``, what follows a member's value)."""
+
+
 FEW_PAIRS = 64
 """`_Moves` lists its live (byte, target) pairs when at most this many bytes live (a walk then finds
 each among a node's children rather than scanning them)."""
@@ -793,9 +800,11 @@ class TokenIndex:
     def _expand(self, s: int | Term, lo: int, count: int, labels: bytes, nodes: list, states: list) -> int:
         """Append to `nodes` and `states` the children of a node in state `s` (its children are
         ``lo:lo + count``, their bytes in `labels`) that `s` does not send to DEAD, with their
-        states. A term b·r (a property name, a literal: one live byte) goes on to r at once; a
-        term with many more derivative classes than the node has children is derived by each
-        child's byte (`_few_children`); otherwise, from its `_moves`, each byte `s` allows is found
+        states. A term b·r (a property name, a literal: one live byte) goes on to r at once; a term
+        whose moves are not known is derived by each child's byte when the node has at most
+        `FEW_CHILDREN` children or far fewer than the term has derivative classes (`_few_children`),
+        and by each byte it begins with when those are at most `FEW_CHILDREN` (`_first_bytes`);
+        otherwise, from its `_moves`, each byte `s` allows is found
         among the sorted labels (``bytes.find``) when it allows fewer than the node has children,
         else the children are scanned. On a class trie a label is the lowest byte of its class, so
         finding every allowed byte finds exactly the allowed classes. Returns how many children
@@ -810,8 +819,13 @@ class TokenIndex:
                 return 1
         moves = self._move_memo.get(s)
         if moves is None:
-            if s.__class__ is not int and 2 * count < len(derivative_classes(s)):
-                return self._few_children(s, lo, count, labels, nodes, states)
+            if s.__class__ is not int:
+                if count <= FEW_CHILDREN:
+                    return self._few_children(s, lo, count, labels, nodes, states)
+                if s.first.bit_count() <= FEW_CHILDREN:
+                    return self._first_bytes(s, lo, count, labels, nodes, states)
+                if 2 * count < len(derivative_classes(s)):
+                    return self._few_children(s, lo, count, labels, nodes, states)
             moves = self._moves(s)
         pairs = moves.pairs
         if pairs is not None and len(pairs) < count:
@@ -843,6 +857,24 @@ class TokenIndex:
                     nodes.append(child)
                     states.append(derived)
         return count
+
+    def _first_bytes(self, term: Term, lo: int, count: int, labels: bytes, nodes: list, states: list) -> int:
+        """`_expand` for a term that begins with at most `FEW_CHILDREN` bytes: each found among the
+        labels and derived by, no derivative classes computed (nor moves kept)."""
+        bits = term.first
+        max_states = self.automaton.max_states
+        work = bits.bit_count()
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            b = low.bit_length() - 1
+            child = labels.find(b, lo, lo + count)
+            if child >= 0:
+                derived = derivative(term, b)
+                if _live_term(derived, max_states):
+                    nodes.append(child)
+                    states.append(derived)
+        return work
 
     def _expand_below(self, term: int | Term, lo: int, count: int, labels: bytes, child_count: Sequence[int],
                       nodes: list, states: list) -> int:

@@ -1359,3 +1359,34 @@ def test_a_walk_below_a_node_derives_only_the_children_with_children(pattern, fe
     found = set(masks_module._few_tokens(index.trie, reached))
     expected = {t for t, data in enumerate(vocab) if derivative_of_string(term, data) is not EMPTY_TERM}
     assert found == expected
+
+
+@pytest.mark.parametrize("few_children", [0, 4, 256])
+@pytest.mark.parametrize("pattern", [r'(,"[a-c]*"|\})x?', r'([a,]|"c)*\}', r'a(b|,)*"|\}[a-c]{1,3}|x',
+                                     ("and", r',"', "a*b", "a*c", r'\}x')])
+def test_a_walk_derives_a_term_by_its_few_children_or_first_bytes_without_its_classes(pattern, few_children):
+    """`_expand` derives a term whose moves are not known by each child's byte when the node has
+    at most `FEW_CHILDREN` children, or by each byte the term begins with when it begins with at
+    most that many, without computing its derivative classes; the masks are the definition's
+    whatever the bound (0: always by classes). A derivative whose language is empty, though not ∅
+    (``,"(a*b & a*c)``), leads nowhere."""
+    from brzozowski import masks as masks_module
+    from brzozowski.syntax import parse
+
+    if isinstance(pattern, tuple):  # ("and", p, q, r, s): p(q & r) | s
+        _, p, q, r, s = pattern
+        pattern = parse(p) + (parse(q) & parse(r)) | parse(s)
+
+    letters = b',"}abcx'
+    vocab = [bytes([x]) for x in letters] + [bytes([x, y]) for x in letters for y in letters]
+    vocab += [bytes([x, y, z]) for x in b',"}' for y in b'"ab' for z in b'c}x']
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(masks_module, "FEW_CHILDREN", few_children)
+        lazy = LazyDFA(pattern)
+        index = TokenIndex(lazy, vocab)
+        index.set_strategy(strings=False)  # every mask by a walk
+        start_mask = index.mask(lazy.start)
+        assert (lazy.term(lazy.start).classes is None) == (few_children > 0)
+        assert np.array_equal(start_mask, brute_force_mask(lazy, lazy.start, vocab, None))
+        for state in _all_states(lazy):
+            assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, None)), state
