@@ -107,6 +107,7 @@ per-state index idea.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -289,6 +290,13 @@ without computing the term's derivative classes (which cost more than a few deri
 term: an open object's key after ``,"``, what follows a member's value)."""
 
 
+RECENT_DERIVATIVES = 64
+"""The walks in Python hold the last this many derivatives they computed (a term's memoized
+derivatives are held weakly, so those of a walk died with it): the advance by the token chosen and
+the next state's mask derive the same terms again right after (by the comma and the quote of
+what follows a value, for one). All of them kept: the same instructions saved, memory unbounded."""
+
+
 FEW_PAIRS = 64
 """`_Moves` lists its live (byte, target) pairs when at most this many bytes live (a walk then finds
 each among a node's children rather than scanning them)."""
@@ -329,9 +337,10 @@ def _live_term(term: Term, max_states: int) -> bool:
     return term is not EMPTY and not (term.boolean and is_empty(term, max_states))
 
 
-def _term_moves(term: Term, max_states: int) -> _Moves:
+def _term_moves(term: Term, max_states: int, keep: deque) -> _Moves:
     """The moves of a lazy automaton's state from its term: ∂b term for one byte b of each
-    derivative class that `first` holds; ∅ (or an empty language, under ``&`` and ``~``) is DEAD."""
+    derivative class that `first` holds; ∅ (or an empty language, under ``&`` and ``~``) is DEAD.
+    `keep` gets the derivatives computed (`TokenIndex._recent`)."""
     classes = derivative_classes(term)
     first = term.first
     targets: list[Term | None] = []
@@ -340,7 +349,7 @@ def _term_moves(term: Term, max_states: int) -> _Moves:
         target = None
         here = bits & first
         if here:
-            derived = derivative(term, (here & -here).bit_length() - 1)
+            derived = derivative(term, (here & -here).bit_length() - 1, keep)
             if _live_term(derived, max_states):
                 target = derived
                 live |= here
@@ -498,6 +507,7 @@ class TokenIndex:
         self._string_states: dict[int, tuple | None] = {}  # state -> `_string_state`
         self._state_of = getattr(automaton, "state_of", None)  # a LazyDFA: walks in Python hold terms
         self._move_memo: dict = {}  # state (a number, or a lazy automaton's term) -> `_Moves`
+        self._recent: deque[Term] = deque(maxlen=RECENT_DERIVATIVES)  # (see RECENT_DERIVATIVES)
         self._known_states = int(automaton.n_states)  # states below this exist (lazy: grows)
         self._next_memo: dict[int, int] = {}  # state * V + token -> next state (dict ops are atomic)
         self.walks = 0  # how many masks were computed (cache misses): for tests and benchmarks
@@ -852,7 +862,7 @@ class TokenIndex:
         for child in range(lo, lo + count):
             b = labels[child]
             if (first >> b) & 1:
-                derived = derivative(term, b)
+                derived = derivative(term, b, self._recent)
                 if _live_term(derived, max_states):
                     nodes.append(child)
                     states.append(derived)
@@ -870,7 +880,7 @@ class TokenIndex:
             b = low.bit_length() - 1
             child = labels.find(b, lo, lo + count)
             if child >= 0:
-                derived = derivative(term, b)
+                derived = derivative(term, b, self._recent)
                 if _live_term(derived, max_states):
                     nodes.append(child)
                     states.append(derived)
@@ -895,7 +905,7 @@ class TokenIndex:
                     if inner > FEW_INNER:  # a wide node: one derivative per class instead
                         del nodes[start:], states[start:]
                         return self._expand(term, lo, count, labels, nodes, states)
-                    states.append(derivative(term, b))
+                    states.append(derivative(term, b, self._recent))
                 else:
                     states.append(None)
                 nodes.append(child)
@@ -908,7 +918,7 @@ class TokenIndex:
             if s.__class__ is int:
                 found = _row_moves(self.automaton.row(s))
             else:
-                found = _term_moves(s, self.automaton.max_states)
+                found = _term_moves(s, self.automaton.max_states, self._recent)
             self._move_memo[s] = found
         return found
 
@@ -1259,7 +1269,7 @@ class TokenIndex:
             start = labels.find(0x22, child_lo[0], child_lo[0] + child_count[0])
             if start < 0:
                 return None
-            term = derivative(term, 0x22)
+            term = derivative(term, 0x22, self._recent)
         if term.first & PLAIN_KEY_BITS != PLAIN_KEY_BITS or term.first & ~_PLAIN_KEY_AND_QUOTE:
             return None  # a key state starts with every plain byte, and with nothing but the quote else
         shape = self._key_shape(term)

@@ -1390,3 +1390,28 @@ def test_a_walk_derives_a_term_by_its_few_children_or_first_bytes_without_its_cl
         assert np.array_equal(start_mask, brute_force_mask(lazy, lazy.start, vocab, None))
         for state in _all_states(lazy):
             assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, None)), state
+
+
+def test_a_walk_keeps_its_last_derivatives_alive_for_the_steps_after_it():
+    """A term's memoized derivatives are held weakly: the index holds the last
+    `RECENT_DERIVATIVES` its walks computed, so that the advance by the token chosen and the next
+    state's mask find them memoized, and no more (the oldest go first)."""
+    from brzozowski import masks as masks_module
+
+    letters = b',"}abcx'
+    vocab = [bytes([x]) for x in letters] + [bytes([x, y]) for x in letters for y in letters]
+    lazy = LazyDFA(r'(,"[a-c]*"|\})x?')
+    index = TokenIndex(lazy, vocab)
+    index.set_strategy(strings=False)
+    index.mask(lazy.start)
+    term = lazy.term(lazy.start)
+    after_comma = term.derivatives[ord(",")]()  # ("[a-c]*")x?: no sub-term of the start's
+    assert after_comma is not None and after_comma in index._recent
+    assert lazy.state_of(after_comma) == lazy.step(lazy.start, b",")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(masks_module, "RECENT_DERIVATIVES", 2)
+        bounded = TokenIndex(LazyDFA(r'(,"[a-c]*"|\})x?'), vocab)
+    bounded.set_strategy(strings=False)
+    for state in _all_states(bounded.automaton):
+        assert np.array_equal(bounded.mask(state), brute_force_mask(bounded.automaton, state, vocab, None))
+    assert len(bounded._recent) == 2
