@@ -200,6 +200,19 @@ def _partial_characters() -> dict[Term, int]:
     return pairs
 
 
+@lru_cache(maxsize=1)
+def _partial_heads() -> frozenset[Term]:
+    """Every head along the concatenations of `_partial_characters`: a term whose spine holds any
+    other head before its repeat is no begun character (checked before any concatenation is built)."""
+    heads = set()
+    for term in _partial_characters():
+        while term.kind == K_CONCAT:
+            head, term = term.children
+            heads.add(head)
+        heads.add(term)
+    return frozenset(heads)
+
+
 def recognize_counted(term: Term) -> tuple[int, int, int | None, Term] | None:
     """If `term` is the inside of a string followed by `rest`, as
     `brzozowski.json_strings.string_term` writes it (a character maybe begun, then ``{lo,hi}`` more
@@ -213,10 +226,13 @@ def recognize_counted(term: Term) -> tuple[int, int, int | None, Term] | None:
     bound (``ANY_CHAR*``) the term alone says what `recognize` would check on the automaton's ~20
     states inside the string (and create them)."""
     begun: list[Term] = []  # the rest of a begun character: the heads before the repeat
+    partial_heads = _partial_heads()
     while term.kind == K_CONCAT and len(begun) <= _LONGEST_CHARACTER:
         head, tail = term.children
         if (head.kind == K_REPEAT or head.kind == K_STAR) and head.children[0] is ANY_CHAR:
             break
+        if head not in partial_heads:  # (a key's closing quote, a literal's bytes: at once)
+            return None
         begun.append(head)
         term = tail
     else:
