@@ -1016,19 +1016,21 @@ class TokenIndex:
         if self._expansion != "auto" or self.walked_trie is not self.trie:
             return None  # (a class trie's quote node may hold other bytes)
         s = self._walk_state(state)
-        if s.__class__ is not int and not (s.first >> 0x22) & 1:
-            return None  # (no string may open here: no derivative taken to know it)
-        moves = self._moves(s)
-        quote = moves.targets[moves.class_of[0x22]]
-        if quote is None:
-            return None
-        opened = self._string_state(quote) if quote.__class__ is int else self._counted_string(quote)
-        s = string_automaton()
-        if opened is None or opened[0] != s.body:
+        if s.__class__ is int:
+            moves = self._moves(s)
+            quote, others = moves.targets[moves.class_of[0x22]], moves.live != 1 << 0x22
+            opened = None if quote is None else self._string_state(quote)
+        else:  # a term: derived by the quote alone (a key's closing quote is no string's opening)
+            if not (s.first >> 0x22) & 1:
+                return None  # (no string may open here: no derivative taken to know it)
+            quote, others = derivative(s, 0x22, self._recent), s.first != 1 << 0x22
+            opened = self._counted_string(quote) if _live_term(quote, self.automaton.max_states) else None
+        body = string_automaton().body
+        if opened is None or opened[0] != body:
             return None
         _, after, fewest, most = opened
-        mask = self._string_mask(s.opening, after, fewest, most, bits)
-        if moves.live != 1 << 0x22:  # a number, an object, null... may come instead
+        mask = self._string_mask(string_automaton().opening, after, fewest, most, bits)
+        if others:  # a number, an object, null... may come instead (walked: none, if none lives)
             others = self._walk(state, skip=0x22)
             if others.__class__ is list:
                 _set_tokens(mask, others)

@@ -1415,3 +1415,22 @@ def test_a_walk_keeps_its_last_derivatives_alive_for_the_steps_after_it():
     for state in _all_states(bounded.automaton):
         assert np.array_equal(bounded.mask(state), brute_force_mask(bounded.automaton, state, vocab, None))
     assert len(bounded._recent) == 2
+
+
+def test_a_keys_closing_quote_is_not_taken_for_a_strings_opening_by_the_states_classes():
+    """Inside a listed name of a closed object the term begins with the name's rest or its closing
+    quote: `_opening_mask` derives it by the quote alone to see that no string opens there (it
+    took the state's derivative classes and a derivative per class first), and the literal mask
+    serves the state; masks as defined."""
+    from brzozowski import compile_json_schema
+
+    vocab = [b'{"', b'a', b'ab', b'b', b'"', b'":', b'":"', b'":"x', b'"}', b'x', b'"x', b',"', b'}', b'1',
+             b'b":', b'b":"', b'":1', b'c']
+    lazy = compile_json_schema({"type": "object", "properties": {"ab": {"type": "string"}, "c": {"type": "integer"}},
+                                "required": ["ab"], "additionalProperties": False})
+    index = TokenIndex(lazy, vocab)
+    for text in (b'{"a', b'{"ab', b'{"ab":"x","c'):
+        state = lazy.step(lazy.start, text)
+        mask = index.mask(state)
+        assert lazy.term(state).classes is None, text
+        assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, None)), text
