@@ -280,10 +280,12 @@ def test_the_deep_levels_of_a_format_trie_read_in_python_give_the_codes_numpy_gi
 def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_formats():
     """Building a `Vocabulary` builds each prepared format's class trie and one shared by the
     narrow formats, the tables of every format's states within `PREPARED_DEPTH` bytes of its
-    start (a prepared format's wide ones, every narrow one) and the exits of every state of the
-    plain integers and numbers: a first mask there reads them. A format not prepared gets no
-    class trie later either (its wide states walk the byte trie)."""
-    from brzozowski.leaf_masks import NARROW_FORMATS, PREPARED_FORMATS, _first_states, _partition
+    start (a prepared format's wide ones, every narrow one), the exits of every state of a narrow
+    format of at most `PREPARED_NARROW_STATES` states (a date's, a UUID's: not an IPv6 address's)
+    and of the plain integers and numbers: a first mask there reads them. A format not prepared
+    gets no class trie later either (its wide states walk the byte trie)."""
+    from brzozowski.leaf_masks import (NARROW_FORMATS, PREPARED_FORMATS, PREPARED_NARROW_STATES, _first_states,
+                                       _partition)
 
     trie = Vocabulary([b"a", b"b.", b"://", b'"', b'x"', b"@c", b"20", b"2024-"]).trie
     cache = trie.tables[("leaf-tables",)][0]
@@ -302,6 +304,13 @@ def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_formats()
             elif prepared:
                 assert ("quoted", automaton.id, q) in cache, name
     assert format_trie(trie, json_string_term(format="regex").table) is None
+    every = [name for name in NARROW_FORMATS
+             if json_string_term(format=name).table.dfa.n_states <= PREPARED_NARROW_STATES]
+    assert {"date", "date-time", "time", "uuid"} <= set(every) and "ipv6" not in every
+    for name in every:
+        automaton = json_string_term(format=name).table
+        for q in range(automaton.dfa.n_states):
+            assert ("exits", automaton.id, q) in cache, (name, q)
     for atom in (json_integer_term(), json_number_term()):  # the plain numbers: every state's exits
         assert atom.kind == K_LEAF
         assert atom.table.dfa.n_states >= 4
