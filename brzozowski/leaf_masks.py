@@ -276,10 +276,12 @@ def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
     """`LeafExits` of leaf state q, per vocabulary (built on first use, kept in the bounded cache
     of `leaf_tables`): a walk of the live nodes only (a date's state has a few hundred), then of
     everything below the live nodes that accept (the tokens that leave the leaf there)."""
-    def build() -> LeafExits:
+    def build() -> tuple:
         with automaton.lock:  # (the automaton's transition table is shared, and grows)
-            return _exits(trie, automaton, q)
-    return _cached(trie, ("exits", automaton.id, q), build)
+            return tuple(_exits(trie, automaton, q))
+    # kept as a plain tuple of arrays, which the garbage collector stops tracking (a `LeafExits`
+    # is tracked for good: a vocabulary keeps a thousand, `PREPARED_NARROW_STATES`)
+    return LeafExits._make(_cached(trie, ("exits", automaton.id, q), build))
 
 
 def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
