@@ -434,6 +434,22 @@ def test_eviction_recomputes_the_same_masks():
     assert nothing.cache_info()["entries"] == 0
 
 
+def test_the_mask_cache_evicts_the_least_recently_used_within_its_bytes():
+    from brzozowski.masks import _MaskCache
+
+    cache = _MaskCache(30)
+    arrays = {key: np.full(10, key, dtype=np.uint8) for key in range(5)}
+    for key in (0, 1, 2):
+        cache[key] = arrays[key]
+    assert cache.get(0) is arrays[0]  # 0 is now the most recently used: 1 goes first
+    cache[3] = arrays[3]
+    assert cache.get(1) is None and [cache.get(k) is arrays[k] for k in (0, 2, 3)] == [True] * 3
+    cache[2] = np.zeros(20, dtype=np.uint8)  # a key stored again counts its new size only
+    assert (len(cache), cache.currsize) == (2, 30) and cache.get(0) is None
+    cache[4] = arrays[4]
+    assert (len(cache), cache.currsize) == (2, 30) and cache.get(3) is None
+
+
 def test_vocab_trie_is_shared_and_reusable():
     dfa = regex_to_dfa(HAND)
     a = TokenIndex(dfa, list(HAND_VOCAB))
