@@ -177,7 +177,8 @@ class Constraint:
         A token is in the mask exactly when its bytes lead somewhere from the current state (EOS:
         when the state accepts), so the check is the memoized next state itself, not a mask lookup.
         """
-        self._refuse_after_eos(f"advance with token {token_id!r}")
+        if self.done:  # (the message only then: it formats the token)
+            self._refuse_after_eos(f"advance with token {token_id!r}")
         index = self.index
         token_id = index.check_token(token_id)
         target = index.next_state_unchecked(self.state, token_id)
