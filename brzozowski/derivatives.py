@@ -299,7 +299,10 @@ def derivative_by_options(term: Term, data: bytes, keep: list[Term] | None = Non
     else:
         return None
     derived = []
+    first = data[0]
     for option in options:
+        if not (option.first >> first) & 1 and (then is None or not option.nullable):
+            continue  # (∅ by the first byte: most listed names, with no call)
         option = derivative_through_heads(option, data, keep, check, then is None)
         if option is None:
             return None
