@@ -276,7 +276,11 @@ def derivative_through_heads(term: Term, data: bytes, keep: list[Term] | None = 
                 continue
         if not open_end and term.nullable:
             return None
-        term = derivative(term, data[i], keep)
+        head = term.children[0] if term.kind == K_CONCAT else None
+        if head is not None and head.kind == K_BYTES and term.kept is None and (head.bits >> data[i]) & 1:
+            term = term.children[1]  # ∂b(S·r) = r for a byte set S holding b (`_tail`, inlined)
+        else:
+            term = derivative(term, data[i], keep)
         i += 1
         if check is not None:
             check(term)
