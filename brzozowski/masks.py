@@ -302,11 +302,15 @@ def _few_tokens(trie: TokenTrie, nodes: list[int]) -> list[int] | None:
     ids: list[int] = []
     for node in nodes:
         count = token_count[node]
-        if count:
+        if count == 1:  # (a byte trie's node holds one token at most, but for twins)
+            ids.append(token_ids[token_lo[node]])
+        elif count:
             lo = token_lo[node]
             ids += token_ids[lo:lo + count].tolist()
-            if len(ids) > FEW_TOKENS:
-                return None
+        else:
+            continue
+        if len(ids) > FEW_TOKENS:
+            return None
     return ids
 
 
