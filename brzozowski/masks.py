@@ -120,7 +120,7 @@ from .errors import InputTypeError, MaskError, StateError, TokenError, Vocabular
 from .json_strings import PLAIN_KEY_BITS
 from .lazy import is_empty
 from .leaf_masks import WIDE_LEAF_BYTES, leaf_exits, leaf_tables
-from .string_masks import (StringTables, count_bound_bits, count_tables, key_tables, packed, quote_suffixes,
+from .string_masks import (StringTables, count_bound_bits, count_tables, key_tables, over_bound, packed, quote_suffixes,
                            recognize, recognize_counted, string_automaton, string_tables)
 from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, Term, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
@@ -425,6 +425,15 @@ def _set_tokens(mask: np.ndarray, ids: Sequence[int] | np.ndarray) -> None:
         mask |= packed(many)
     elif len(ids):
         np.bitwise_or.at(mask.view(np.uint8), ids >> 3, np.left_shift(1, ids & 7).astype(np.uint8))
+
+
+def _clear_tokens(mask: np.ndarray, ids: np.ndarray) -> None:
+    """Leave the tokens `ids` out of `mask`: a bool array over the vocabulary, or a bitmask (int32
+    words, `brzozowski.string_masks.packed`), its bits cleared by byte."""
+    if mask.dtype == bool:
+        mask[ids] = False
+    elif len(ids):
+        np.bitwise_and.at(mask.view(np.uint8), ids >> 3, ~np.left_shift(1, ids & 7).astype(np.uint8))
 
 
 def _options_of(term: Term) -> tuple[tuple[Term, ...], Term | None] | None:
@@ -1229,7 +1238,11 @@ class TokenIndex:
             token_counts, closing_counts = count_tables(self.trie, r)
             allowed = closing_counts >= fewest
             if most is not None:
-                mask &= count_bound_bits(self.trie, r, most) if bits else token_counts <= most
+                over = over_bound(self.trie, r, most)
+                if over is None:
+                    mask &= count_bound_bits(self.trie, r, most) if bits else token_counts <= most
+                else:
+                    _clear_tokens(mask, over)
                 allowed &= closing_counts <= most
         if after is not None:
             _set_tokens(mask, self._past_the_quote(tables, allowed, after))

@@ -1450,3 +1450,22 @@ def test_a_keys_closing_quote_is_not_taken_for_a_strings_opening_by_the_states_c
         mask = index.mask(state)
         assert lazy.term(state).classes is None, text
         assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, None)), text
+
+
+def test_the_tokens_over_a_character_bound_are_read_off_the_tokens_ordered_by_count():
+    """`over_bound` lists the tokens that begin more characters than a bound from a string state
+    (those a ``maxLength`` string's state leaves out), read off the tokens ordered by count: the
+    definition's, for every bound; None when more than `FEW_OVER_BOUND` are over."""
+    from brzozowski import string_masks
+
+    vocab = [b"a", b"ab", b"abc", b"\\n", b"\\u00e9x", b"\xc3\xa9", b'x"', b"abcdefgh", b"  ", b'"', b"\\"]
+    trie = Vocabulary(vocab).trie
+    body = string_masks.string_automaton().body
+    counts = string_masks.count_tables(trie, body)[0]
+    for most in range(-1, 10):
+        over = string_masks.over_bound(trie, body, most)
+        assert sorted(over.tolist()) == np.flatnonzero(counts > most).tolist(), most
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(string_masks, "FEW_OVER_BOUND", 2)
+        assert string_masks.over_bound(trie, body, 1) is None  # ab, abc, \u00e9x, abcdefgh: over 2
+        assert string_masks.over_bound(trie, body, 3).tolist() == [vocab.index(b"abcdefgh")]
