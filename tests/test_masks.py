@@ -1467,5 +1467,5 @@ def test_the_tokens_over_a_character_bound_are_read_off_the_tokens_ordered_by_co
         assert sorted(over.tolist()) == np.flatnonzero(counts > most).tolist(), most
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(string_masks, "FEW_OVER_BOUND", 2)
-        assert string_masks.over_bound(trie, body, 1) is None  # ab, abc, \u00e9x, abcdefgh: over 2
+        assert string_masks.over_bound(trie, body, 1) is None  # five tokens begin two characters or more
         assert string_masks.over_bound(trie, body, 3).tolist() == [vocab.index(b"abcdefgh")]
