@@ -89,8 +89,8 @@ Measurements: benchmarks/README.md.
 Caching and eviction
 --------------------
 Masks are computed the first time a state is asked for and kept in a least-recently-used cache
-(`_MaskCache`) bounded in bytes (``cache_bytes``, the sum of ``ndarray.nbytes`` of the cached masks and
-bitmasks). ``bitmask(s)`` keeps only the packed bits (25 kB over o200k_base), ``mask(s)`` the bool
+(`_MaskCache`) bounded in bytes (``cache_bytes``, the sum of ``ndarray.nbytes`` of the cached
+masks and bitmasks). ``bitmask(s)`` keeps only the packed bits (25 kB over o200k_base), ``mask(s)`` the bool
 mask (200 kB), unpacked from the bits when they are cached. When the budget is exceeded the least recently used entry is evicted; an evicted mask
 is simply recomputed on its next request, and the result is always the same (the automaton and
 the vocabulary are immutable), so eviction costs time, never correctness. A mask larger than the
@@ -182,6 +182,7 @@ _UNSEEN = object()
 KEY_WORK = 20_000
 """The most children `TokenIndex._key_mask` looks at in Python before it gives the state back to
 the usual walk (a key state's walk looks at a few thousand: the listed names' prefixes)."""
+
 
 class _MaskCache:
     """Arrays by int key, bounded by the sum of their ``nbytes``, least recently used out first:
@@ -912,8 +913,9 @@ class TokenIndex:
         return count
 
     def _first_bytes(self, term: Term, lo: int, count: int, labels: bytes, nodes: list, states: list) -> int:
-        """`_expand` for a term that begins with at most `FEW_CHILDREN` bytes: each found among the
-        labels and derived by, no derivative classes computed (nor moves kept)."""
+        """`_expand` for a term that begins with at most `FEW_CHILDREN` bytes: each of them found
+        among the labels, and the term derived by it; no derivative classes computed (nor moves
+        kept)."""
         bits = term.first
         max_states = self.automaton.max_states
         work = bits.bit_count()
@@ -1061,19 +1063,19 @@ class TokenIndex:
         s = self._walk_state(state)
         if s.__class__ is int:
             moves = self._moves(s)
-            quote, others = moves.targets[moves.class_of[0x22]], moves.live != 1 << 0x22
+            quote, other_bytes = moves.targets[moves.class_of[0x22]], moves.live != 1 << 0x22
             opened = None if quote is None else self._string_state(quote)
         else:  # a term: derived by the quote alone (a key's closing quote is no string's opening)
             if not (s.first >> 0x22) & 1:
                 return None  # (no string may open here: no derivative taken to know it)
-            quote, others = derivative(s, 0x22, self._recent), s.first != 1 << 0x22
+            quote, other_bytes = derivative(s, 0x22, self._recent), s.first != 1 << 0x22
             opened = self._counted_string(quote) if _live_term(quote, self.automaton.max_states) else None
         body = string_automaton().body
         if opened is None or opened[0] != body:
             return None
         _, after, fewest, most = opened
         mask = self._string_mask(string_automaton().opening, after, fewest, most, bits)
-        if others:  # a number, an object, null... may come instead (walked: none, if none lives)
+        if other_bytes:  # a number, an object, null... may come instead (walked: none, if none lives)
             others = self._walk(state, skip=0x22)
             if others.__class__ is list:
                 _set_tokens(mask, others)
