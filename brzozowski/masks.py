@@ -65,13 +65,17 @@ Five shortcuts keep masks the same and make them cheaper:
   at every node (`TokenIndex._key_mask`).
 - **Terms.** Over a `LazyDFA`, the parts of a walk done in plain Python (the first levels, a key
   state's walk, the walk past a closing quote) hold states as terms, not numbers: a node's
-  children come from one derivative per derivative class of its term (`_Moves`), and a term b·r
+  children come from one derivative per derivative class of its term (`_Moves`), or, at a node
+  of at most `FEW_CHILDREN` children or for a term that begins with at most that many bytes, from
+  one derivative per byte (no classes computed), and a term b·r
   (a property name, a literal: one live byte) goes on to its tail r at once; below a path's end
   (`_below`), a child where every token ends needs no derivative (it lives iff the term begins
   with its byte), so a value's first bytes past ``":`` cost none (`_expand_below`). A state is numbered
   (``state_of``, which builds its row of 256 transitions when the numpy levels need it) only when
   the walk hands a level over to numpy: the states inside the names a key state's tokens reach
-  into, inside the value after them, and after a string's closing quote are not created.
+  into, inside the value after them, and after a string's closing quote are not created. Memos
+  are weak, so the index holds the last `RECENT_DERIVATIVES` derivatives its walks computed: the
+  advance by the chosen token and the next mask find them.
 - **Words.** Over a `LazyDFA`, a state whose term is options that each begin with a byte string
   (a closed object's listed names, enum values, literals) is read along those strings' paths in
   the trie, one option at a time, and what follows each path's end the same way or by a walk in
