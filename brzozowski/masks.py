@@ -1543,7 +1543,8 @@ class TokenIndex:
         tables = key_tables(trie, opened)
         mask = (tables.inside_bits if bits else tables.inside).copy()
         if found:
-            _set_tokens(mask, trie.tokens_at(np.array(found, dtype=np.intp))[0])
+            ids = _few_tokens(trie, found)  # (a listed name's tokens: a few, listed without numpy)
+            _set_tokens(mask, trie.tokens_at(np.array(found, dtype=np.intp))[0] if ids is None else ids)
         allowed_seeds = None
         if handled:  # (the closing nodes are sorted: each handled one found by bisection)
             closing = tables.closing
