@@ -432,6 +432,19 @@ def _set_tokens(mask: np.ndarray, ids: Sequence[int] | np.ndarray) -> None:
         np.bitwise_or.at(mask.view(np.uint8), ids >> 3, np.left_shift(1, ids & 7).astype(np.uint8))
 
 
+def _listed_name(option: Term) -> tuple[bytes, Term] | None:
+    """(w, Tw) if `option` is a listed name of a key state, ``w"·Tw`` (w plain key bytes one by one),
+    else None."""
+    head, rest = _split(option)
+    name = bytearray()
+    while head.kind == K_BYTES and head.bits & (head.bits - 1) == 0 and head.bits & PLAIN_KEY_BITS:
+        name.append(head.bits.bit_length() - 1)
+        head, rest = _split(rest)
+    if head.kind != K_BYTES or head.bits != _QUOTE_BIT:
+        return None
+    return bytes(name), rest
+
+
 def _clear_tokens(mask: np.ndarray, ids: np.ndarray) -> None:
     """Leave the tokens `ids` out of `mask`: a bool array over the vocabulary, or a bitmask (int32
     words, `brzozowski.string_masks.packed`), its bits cleared by byte."""
@@ -565,6 +578,7 @@ class TokenIndex:
         self._key_steps: dict = {}  # state -> `_key_step` (inside open objects' keys)
         self._key_afters: dict = {}  # state -> `_key_after`
         self._key_nodes: dict = {}  # term -> `_key_node`
+        self._listed_names: dict = {}  # option -> `_listed_name` (a key state's listed names)
         self._rests: dict = {}  # state (a number, or a term) -> `_live_rests` (past a closing quote)
         self._after_leaves: dict = {}  # term -> `_after_leaf`
 
@@ -1377,13 +1391,12 @@ class TokenIndex:
                     rest.children[0] is _ANY_PLAIN_KEY):  # O = S·[plain]*, its concatenation flattened
                 head, rest = concat(head, _ANY_PLAIN_KEY), rest.children[1]
             if head.kind == K_BYTES:  # a listed name: plain bytes one by one, then the quote
-                name = bytearray()
-                while head.kind == K_BYTES and head.bits & (head.bits - 1) == 0 and head.bits & PLAIN_KEY_BITS:
-                    name.append(head.bits.bit_length() - 1)
-                    head, rest = _split(rest)
-                if head.kind != K_BYTES or head.bits != _QUOTE_BIT:
+                name = self._listed_names.get(option, _UNSEEN)
+                if name is _UNSEEN:
+                    name = self._listed_names[option] = _listed_name(option)
+                if name is None:
                     return None
-                listed.append((bytes(name), rest))
+                listed.append(name)
             elif other_keys is None and self._key_node(head) is not None:
                 quote, rest = _split(rest)
                 if quote.kind != K_BYTES or quote.bits != _QUOTE_BIT:
