@@ -579,6 +579,7 @@ class TokenIndex:
         self._key_afters: dict = {}  # state -> `_key_after`
         self._key_nodes: dict = {}  # term -> `_key_node`
         self._listed_names: dict = {}  # option -> `_listed_name` (a key state's listed names)
+        self._handled: dict = {}  # (O, start) -> `_names_closing`
         self._rests: dict = {}  # state (a number, or a term) -> `_live_rests` (past a closing quote)
         self._after_leaves: dict = {}  # term -> `_after_leaf`
 
@@ -1345,19 +1346,9 @@ class TokenIndex:
         if shape is None:
             return None
         other_keys, after, listed, shared = shape
-        handled: list[int] = []  # the closing nodes of N's names: the other keys' quote is DEAD there
-        todo = [(other_keys, start)]  # (a node of O, the trie node of the same bytes)
-        while todo:
-            key_node, node = todo.pop()
-            lo, count = child_lo[node], child_count[node]
-            if not key_node.nullable:  # a name of N ends here
-                quote = labels.find(0x22, lo, lo + count)
-                if quote >= 0:
-                    handled.append(quote)
-            for b, child in self._key_nodes[key_node].items():
-                below = labels.find(b, lo, lo + count)
-                if below >= 0:
-                    todo.append((child, below))
+        handled = self._handled.get((other_keys, start))
+        if handled is None:
+            handled = self._handled[other_keys, start] = self._names_closing(other_keys, start)
         found: list[int] = []
         max_states = self.automaton.max_states
         for name, rest in listed:
@@ -1373,6 +1364,26 @@ class TokenIndex:
                 found.append(node)
                 found += self._below(labels, child_lo, child_count, node, then)
         return self._key_tables_mask(found, handled, after, start == 0, bits)
+
+    def _names_closing(self, other_keys: Term, start: int) -> list[int]:
+        """The trie nodes where a name of N closes (its bytes below `start`, then the quote): there
+        the other keys' quote is DEAD (`_named_key_mask`; kept per (O, start): the object's key
+        states share them)."""
+        labels, child_lo, child_count = self.trie.python_view()
+        handled: list[int] = []
+        todo = [(other_keys, start)]  # (a node of O, the trie node of the same bytes)
+        while todo:
+            key_node, node = todo.pop()
+            lo, count = child_lo[node], child_count[node]
+            if not key_node.nullable:  # a name of N ends here
+                quote = labels.find(0x22, lo, lo + count)
+                if quote >= 0:
+                    handled.append(quote)
+            for b, child in self._key_nodes[key_node].items():
+                below = labels.find(b, lo, lo + count)
+                if below >= 0:
+                    todo.append((child, below))
+        return handled
 
     def _key_shape(self, x: Term) -> tuple[Term, Term, list[tuple[bytes, Term]], Term | None] | None:
         """(O, q·T, the listed (w, Tw), T or None for ε) if `x` has the shape `_named_key_mask`
