@@ -87,9 +87,15 @@ tables with the vocabulary (`prepare_leaves`)."""
 
 PREPARED_NARROW_STATES = 400
 """A format of `NARROW_FORMATS` with at most this many states gets the exits of every state with
-the vocabulary (`prepare_leaves`): a date's, a date-time's, a UUID's... (1,084 states of six formats,
-~0.15 s and ~2 MB over o200k_base; met on first use, each state cost a mask step ~0.5 ms, and a
-document walks through one per byte). An IPv6 address's 908 states get those within `PREPARED_DEPTH`."""
+a vocabulary of at least `PREPARED_NARROW_TOKENS` tokens (`prepare_leaves`): a date's, a
+date-time's, a UUID's... (1,084 states of six formats, ~0.15 s and ~2 MB over o200k_base; met on
+first use, each state cost a mask step ~0.5 ms, and a document walks through one per byte). An
+IPv6 address's 908 states get those within `PREPARED_DEPTH`."""
+
+PREPARED_NARROW_TOKENS = 10_000
+"""The vocabularies that get every narrow format state's exits (`PREPARED_NARROW_STATES`): a
+tokenizer's, built once per process. A small one (tests, a hand-made vocabulary: often many of
+them) would pay ~0.15 s each for exits it builds on first use in a fraction of a millisecond."""
 
 FORMAT_TRIE_LIVE_BYTES = 128
 """`format_trie` serves formats that fewer bytes than this lead somewhere in (``regex``'s lead
@@ -210,7 +216,8 @@ def prepare_leaves(trie: VocabTrie) -> None:
     share, and for every shipped format the tables of its states within `PREPARED_DEPTH` bytes of
     its start (the states every string of the format begins in: 0.5-1.5 ms each on first use
     otherwise): `leaf_tables` of the wide ones (of a prepared format), `leaf_exits` of the others;
-    the `leaf_exits` of every state of a narrow format up to `PREPARED_NARROW_STATES` states; and
+    the `leaf_exits` of every state of a narrow format up to `PREPARED_NARROW_STATES` states (a
+    vocabulary of `PREPARED_NARROW_TOKENS` tokens or more); and
     those of every state of the plain integers' and numbers' leaves (~1 ms each). A
     `brzozowski.vocabulary.Vocabulary` calls it (~0.3 s and ~19 MB over o200k_base)."""
     for name in FORMAT_PATTERNS:
@@ -221,7 +228,8 @@ def prepare_leaves(trie: VocabTrie) -> None:
         prepared = name in PREPARED_FORMATS or name in NARROW_FORMATS
         if prepared:
             _prepare_format_trie(trie, automaton)
-        every = name in NARROW_FORMATS and automaton.dfa.n_states <= PREPARED_NARROW_STATES
+        every = (name in NARROW_FORMATS and automaton.dfa.n_states <= PREPARED_NARROW_STATES
+                 and trie.vocab_size >= PREPARED_NARROW_TOKENS)
         states = [(q, False) for q in range(automaton.dfa.n_states)] if every else _first_states(automaton.dfa)
         for q, wide in states:
             if not wide:

@@ -282,12 +282,20 @@ def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_formats()
     narrow formats, the tables of every format's states within `PREPARED_DEPTH` bytes of its
     start (a prepared format's wide ones, every narrow one), the exits of every state of a narrow
     format of at most `PREPARED_NARROW_STATES` states (a date's, a UUID's: not an IPv6 address's)
-    and of the plain integers and numbers: a first mask there reads them. A format not prepared
-    gets no class trie later either (its wide states walk the byte trie)."""
+    for a vocabulary of `PREPARED_NARROW_TOKENS` tokens or more (not a small one's), and of the
+    plain integers and numbers: a first mask there reads them. A format not prepared gets no class
+    trie later either (its wide states walk the byte trie)."""
+    from brzozowski import leaf_masks
     from brzozowski.leaf_masks import (NARROW_FORMATS, PREPARED_FORMATS, PREPARED_NARROW_STATES, _first_states,
                                        _partition)
 
-    trie = Vocabulary([b"a", b"b.", b"://", b'"', b'x"', b"@c", b"20", b"2024-"]).trie
+    tokens = [b"a", b"b.", b"://", b'"', b'x"', b"@c", b"20", b"2024-"]
+    small = Vocabulary(tokens + [b"b"]).trie.tables[("leaf-tables",)][0]
+    date = json_string_term(format="date").table
+    assert not all(("exits", date.id, q) in small for q in range(date.dfa.n_states))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(leaf_masks, "PREPARED_NARROW_TOKENS", len(tokens))
+        trie = Vocabulary(tokens).trie
     cache = trie.tables[("leaf-tables",)][0]
     keys = {_partition(json_string_term(format=name).table)[0] for name in PREPARED_FORMATS + NARROW_FORMATS}
     for name in FORMAT_PATTERNS:
