@@ -917,9 +917,9 @@ class TokenIndex:
         return count
 
     def _few_children(self, term: Term, lo: int, count: int, labels: bytes, nodes: list, states: list) -> int:
-        """`_expand` for a term with more than twice as many derivative classes as the node has
-        children (past a quote, a value's first bytes): the derivative by each child's byte, not
-        one per class (nor are the moves kept)."""
+        """`_expand` for a node of at most `FEW_CHILDREN` children, or of far fewer than its
+        term's derivative classes (past a quote, a value's first bytes): the derivative by each
+        child's byte, not one per class (nor are the moves kept)."""
         first = term.first
         max_states = self.automaton.max_states
         for child in range(lo, lo + count):
@@ -1089,11 +1089,11 @@ class TokenIndex:
                 return None  # (no string may open here: no derivative taken to know it)
             quote, other_bytes = derivative(s, 0x22, self._recent), s.first != 1 << 0x22
             opened = self._counted_string(quote) if _live_term(quote, self.automaton.max_states) else None
-        body = string_automaton().body
-        if opened is None or opened[0] != body:
+        strings = string_automaton()
+        if opened is None or opened[0] != strings.body:
             return None
         _, after, fewest, most = opened
-        mask = self._string_mask(string_automaton().opening, after, fewest, most, bits)
+        mask = self._string_mask(strings.opening, after, fewest, most, bits)
         if other_bytes:  # a number, an object, null... may come instead (walked: none, if none lives)
             others = self._walk(state, skip=0x22)
             if others.__class__ is list:
