@@ -27,6 +27,7 @@ Reference: RFC 8259 §7 (string escapes), RFC 3629 §4 (UTF-8 byte ranges), Unic
 
 from __future__ import annotations
 
+import weakref
 from functools import lru_cache
 
 from .errors import SchemaError
@@ -34,7 +35,7 @@ from .json_numbers import fixed_width_range
 from .terms import EMPTY, Term, alt, byte, byte_set, concat, literal, repeat
 
 __all__ = [
-    "ANY_CHAR", "CodePoints", "MAX_LENGTH_BOUND", "PLAIN_KEY_BITS", "SCALARS", "complement", "encoded_chars",
+    "ANY_CHAR", "CodePoints", "MAX_LENGTH_BOUND", "PLAIN_KEY_BITS", "PLAIN_KEY_TRIES", "SCALARS", "complement", "encoded_chars",
     "intersect", "string_term", "union",
 ]
 
@@ -159,6 +160,14 @@ ANY_CHAR = encoded_chars(SCALARS)
 #: `brzozowski.schema_compiler`): printable ASCII except the quote and the backslash, so one byte is
 #: one character and no escape is needed.
 PLAIN_KEY_BITS = sum(1 << b for b in range(0x20, 0x7F)) & ~((1 << 0x22) | (1 << 0x5C))
+
+#: The tries of plain keys but a few names that `brzozowski.schema_compiler` builds (an open
+#: object's other keys): the root's term -> (its children by byte, every other node of the trie ->
+#: its children by byte), the children being the options ``c·child``. The masks read key states
+#: off such a node without checking its shape again (`brzozowski.masks.TokenIndex._key_node`).
+#: Weak: an entry lasts as long as its root.
+PLAIN_KEY_TRIES: weakref.WeakKeyDictionary[Term, tuple[dict[int, Term], dict[Term, dict[int, Term]]]] = (
+    weakref.WeakKeyDictionary())
 _QUOTE = byte(ord('"'))
 
 

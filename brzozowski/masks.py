@@ -121,7 +121,7 @@ from .alphabet import ALL_BYTES, DEAD, Automaton, ByteClasses, partition_of
 from .codes import TransitionTable
 from .derivatives import derivative, derivative_classes, derivative_of_string
 from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
-from .json_strings import PLAIN_KEY_BITS
+from .json_strings import PLAIN_KEY_BITS, PLAIN_KEY_TRIES
 from .lazy import is_empty
 from .leaf_masks import WIDE_LEAF_BYTES, leaf_exits, leaf_tables
 from .string_masks import (StringTables, count_bound_bits, count_tables, key_tables, over_bound, packed, quote_suffixes,
@@ -329,6 +329,12 @@ FEW_CHILDREN = 4
 this many children, or by each byte the term begins with when it begins with at most this many,
 without computing the term's derivative classes (which cost more than a few derivatives for a wide
 term: an open object's key after ``,"``, what follows a member's value)."""
+
+
+KEY_BASES = 16
+"""`TokenIndex._key_tables_mask` keeps this many key masks before their walks' own tokens (every
+plain-key token, and those past a plain key's quote that live on from q): an object's key states
+after each member share one (the same q, the same names closing)."""
 
 
 RECENT_DERIVATIVES = 64
@@ -581,6 +587,7 @@ class TokenIndex:
         self._listed_names: dict = {}  # option -> `_listed_name` (a key state's listed names)
         self._handled: dict = {}  # (O, start) -> `_names_closing`
         self._rests: dict = {}  # state (a number, or a term) -> `_live_rests` (past a closing quote)
+        self._key_bases: dict = {}  # (q, handled, opened, bits) -> a key mask before its walk's tokens
         self._after_leaves: dict = {}  # term -> `_after_leaf`
 
     def set_strategy(self, expansion: str = "auto", trie: str = "auto", strings: bool = True) -> None:
@@ -1379,7 +1386,7 @@ class TokenIndex:
                 quote = labels.find(0x22, lo, lo + count)
                 if quote >= 0:
                     handled.append(quote)
-            for b, child in self._key_nodes[key_node].items():
+            for b, child in self._key_node(key_node).items():
                 below = labels.find(b, lo, lo + count)
                 if below >= 0:
                     todo.append((child, below))
@@ -1430,6 +1437,12 @@ class TokenIndex:
         found = nodes.get(term, _UNSEEN)
         if found is not _UNSEEN:
             return found  # type: ignore[return-value]
+        built = PLAIN_KEY_TRIES.get(term)  # (the root of a trie built as such: every node known)
+        if built is not None:
+            children, below = built
+            nodes.update(below)
+            nodes[term] = children
+            return children
         todo = [term]
         while todo:
             t = todo[-1]
@@ -1564,18 +1577,25 @@ class TokenIndex:
         `after`, but those closing at the `handled` nodes. Not `opened`: the same for the state
         before the key's opening quote, every token beginning with it."""
         trie = self.trie
-        tables = key_tables(trie, opened)
-        mask = (tables.inside_bits if bits else tables.inside).copy()
+        key = (after, tuple(handled), opened, bits)
+        base = self._key_bases.get(key)
+        if base is None:  # the plain-key tokens and those past a plain key's quote that live on
+            tables = key_tables(trie, opened)
+            base = (tables.inside_bits if bits else tables.inside).copy()
+            allowed_seeds = None
+            if handled:  # (the closing nodes are sorted: each handled one found by bisection)
+                closing = tables.closing
+                at = closing.searchsorted(handled)
+                at = at[closing.take(at, mode="clip") == handled]
+                allowed_seeds = np.ones(len(closing), dtype=bool)
+                allowed_seeds[at] = False
+            _set_tokens(base, self._past_the_quote(tables, allowed_seeds, after))
+            if len(self._key_bases) >= KEY_BASES:  # (the oldest out)
+                del self._key_bases[next(iter(self._key_bases))]
+            self._key_bases[key] = base
+        mask = base.copy()
         if found:
             ids = _few_tokens(trie, found)  # (a listed name's tokens: a few, listed without numpy)
             _set_tokens(mask, trie.tokens_at(np.array(found, dtype=np.intp))[0] if ids is None else ids)
-        allowed_seeds = None
-        if handled:  # (the closing nodes are sorted: each handled one found by bisection)
-            closing = tables.closing
-            at = closing.searchsorted(handled)
-            at = at[closing.take(at, mode="clip") == handled]
-            allowed_seeds = np.ones(len(closing), dtype=bool)
-            allowed_seeds[at] = False
-        _set_tokens(mask, self._past_the_quote(tables, allowed_seeds, after))
         self.key_masks += 1
         return mask

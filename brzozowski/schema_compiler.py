@@ -85,7 +85,7 @@ from typing import Any
 from .derivatives import alphabet_classes, derivative, derivative_of_string, keep_derivatives, matches
 from .errors import ArgumentError, SchemaError, SchemaProblem
 from .json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
-from .json_strings import PLAIN_KEY_BITS, encoded_chars
+from .json_strings import PLAIN_KEY_BITS, PLAIN_KEY_TRIES, encoded_chars
 from .lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
 from .schema_merge import ANNOTATIONS, MAX_ANYOF_PRODUCT, Unmergeable, json_equal, json_key, merge_schemas
 from .schema_refs import SchemaIndex, child_base, pointer_append
@@ -206,7 +206,8 @@ bytes (held for good: most nodes of a trie of names have one child, and these ar
 def _plain_keys_except(names: list[str]) -> Term:
     """Quoted plain-ASCII keys (no escapes) that are none of `names`, built on the trie of `names`
     (from the leaves up, without recursion: names may be long). Masks read key states off this
-    shape (`brzozowski.masks._key_children`); another shape is still exact, only slower."""
+    shape (`brzozowski.masks._key_children`; the trie registered in `PLAIN_KEY_TRIES`); another
+    shape is still exact, only slower."""
     trie: dict = {}
     for name in names:
         node = trie
@@ -217,15 +218,20 @@ def _plain_keys_except(names: list[str]) -> Term:
     for node in nodes:  # breadth first: every node after its parent
         nodes.extend(child for b, child in node.items() if b is not None and (PLAIN_KEY_BITS >> b) & 1)
     outside: dict[int, Term] = {}  # id(node) -> the plain keys that leave the names below it
+    nodes_below: dict[Term, dict[int, Term]] = {}  # a node's term -> its children by byte
     for node in reversed(nodes):
-        children = [b for b in node if b is not None]
-        if len(children) == 1 and children[0] in _LEAVING_FOR:
-            leave = _LEAVING_FOR[children[0]]
+        below = {b: outside[id(child)] for b, child in node.items()
+                 if b is not None and (PLAIN_KEY_BITS >> b) & 1}
+        if len(below) == 1:
+            leave = _LEAVING_FOR[next(iter(below))]
         else:
-            leave = concat(byte_set(PLAIN_KEY_BITS & ~sum(1 << b for b in children)), _ANY_PLAIN_KEY)
-        outside[id(node)] = alt(EMPTY if None in node else EPSILON, leave,
-                                *(concat(byte(b), outside[id(node[b])]) for b in children
-                                  if (PLAIN_KEY_BITS >> b) & 1))
+            leave = concat(byte_set(PLAIN_KEY_BITS & ~sum(1 << b for b in below)), _ANY_PLAIN_KEY)
+        term = outside[id(node)] = alt(EMPTY if None in node else EPSILON, leave,
+                                       *[concat(byte(b), child) for b, child in below.items()])
+        nodes_below[term] = below
+    root = outside[id(trie)]
+    del nodes_below[root]  # (an entry whose value held its own key would never die)
+    PLAIN_KEY_TRIES[root] = (below, nodes_below)
     return concat(byte(0x22), outside[id(trie)], byte(0x22))
 
 

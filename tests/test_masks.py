@@ -1313,6 +1313,70 @@ def test_a_key_state_is_read_off_its_term_without_a_derivative():
     assert index.key_masks == len(texts)
 
 
+@settings(max_examples=40, deadline=None)
+@given(names=st.lists(st.text(alphabet=NAME_BYTES.decode() + "\u00e9\\", min_size=1, max_size=4), min_size=1,
+                      max_size=6, unique=True))
+def test_a_trie_of_keys_registered_by_the_compiler_is_the_shape_read_off(names):
+    """The trie of other keys the schema compiler builds is registered (`PLAIN_KEY_TRIES`) with
+    every node's children as `_key_children` reads them off the node's term, the root's with it:
+    a key mask trusts the registry instead of checking the shape. The entry dies with its terms.
+    (Names are not empty here: the root of the trie of [""] alone, ``[plain]·[plain]*``, is no
+    alternation, and its quotes' concatenation flattens it away: no mask meets it.)"""
+    import gc
+    import weakref
+
+    from brzozowski.json_strings import PLAIN_KEY_TRIES
+    from brzozowski.masks import _key_children
+    from brzozowski.schema_compiler import _plain_keys_except
+    from brzozowski.terms import byte, concat
+
+    quoted = _plain_keys_except(names)  # "·O·" (interned: O is the root that builds it)
+    root = next(key for key in PLAIN_KEY_TRIES.keys() if concat(byte(0x22), key, byte(0x22)) is quoted)
+    children, below = PLAIN_KEY_TRIES[root]
+    assert children == _key_children(root)
+    todo, seen = list(children.values()), set()
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            assert below[node] == _key_children(node)
+            todo += below[node].values()
+    assert seen == set(below)
+    dead = weakref.ref(root)
+    del quoted, root, children, below, todo, seen
+    node = None
+    gc.collect()
+    assert dead() is None  # (nothing in the entry holds its own root)
+
+
+def test_key_states_of_two_objects_share_no_tables_mask():
+    """The plain-key masks before a walk's own tokens are kept per (q, the names closing, opened):
+    the key states after each member of one object share one, and two objects, the first key and
+    the others, an object and its nested one, each get theirs. Every mask is the DFA's."""
+    from brzozowski import compile_json_schema
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
+    schema = {"type": "object", "properties": {
+        "id": {"type": "integer"}, "name": {"type": "string"},
+        "meta": {"type": "object", "properties": {"id": {"type": "string"}, "tag": {"type": "string"}},
+                 "additionalProperties": {"type": "string"}}},
+        "additionalProperties": {"type": "integer"}}
+    lazy = compile_json_schema(schema, closed_objects=False, max_depth=3)
+    dfa = regex_to_dfa(lazy.term(lazy.start))
+    index = TokenIndex(lazy, vocabulary)
+    texts = [b'{"', b'{"id":1,"', b'{"name":"x","', b'{"id":1,"name":"x","', b'{"meta":{"',
+             b'{"meta":{"id":"1","', b'{"meta":{"tag":"1","', b'{"meta":{"tag":"1"},"', b'{"x":1,"',
+             b'{"meta":{"x":"1","']
+    states = set()
+    for text in texts:
+        state = lazy.step(lazy.start, text)
+        states.add(state)
+        assert np.array_equal(index.mask(state), TokenIndex(dfa, vocabulary).mask(dfa.step(dfa.start, text))), text
+    assert index.key_masks == len(states) == 7  # (after "name", after "meta" and after "x": the same)
+    assert len(index._key_bases) < len(states)  # (shared by some)
+
+
 NEAR_KEY_VOCAB = [b'{"', b'a', b'ab', b'a\x01', b'\x01', b'ax"1', b'ax"3', b'"1}', b'"3}', b'q"3}',
                   b'b"2', b'a"1}', b'zz', b'"', b'}', b'1', b'3', b'\x01"}', b'ab"}', b'ac"}', b'b',
                   b'a"}', b'"}', b'x"1}', b'x']
