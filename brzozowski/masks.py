@@ -744,7 +744,9 @@ class TokenIndex:
         """The mask of `state` (its bitmask if `bits`), from the JSON-string tables or by a walk
         (caller holds the walk lock); read-only."""
         mask = None
-        if self._strings:  # (a key state's structure first: it needs no derivative of the state)
+        if self._state_of is not None and not self.automaton.term(state).first:
+            mask = []  # no byte goes on (the end of a document): EOS alone, if the state accepts
+        elif self._strings:  # (a key state's structure first: it needs no derivative of the state)
             mask = self._named_key_mask(state, bits)
             if mask is None:
                 mask = self._leaf_mask(state, bits)

@@ -1286,6 +1286,26 @@ def test_a_literal_before_a_wide_rest_is_left_to_the_walk():
     assert np.array_equal(small_mask, brute_force_mask(small, small.start, vocab, eos_id))
 
 
+def test_the_end_of_a_document_allows_eos_alone_with_no_walk():
+    """A state no byte goes on from (its term's `first` is empty: after a document's last byte,
+    so it accepts) allows EOS alone, with no walk of the trie nor any other shortcut tried; the
+    other states as defined."""
+    from brzozowski.terms import EPSILON
+
+    vocab = [None, b'{', b'}', b'{}', b'"', b' ']
+    lazy = compile_json_schema({"type": "object", "maxProperties": 0}, max_depth=1)
+    index = TokenIndex(lazy, vocab, eos_id=0)
+    end = lazy.step(lazy.start, b'{}')
+    assert not lazy.term(end).first and lazy.term(end) is EPSILON
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("_walk", "_named_key_mask", "_leaf_mask", "_string_state", "_literal_mask"):
+            patch.setattr(TokenIndex, name, lambda *args, **kwargs: pytest.fail("tried"))
+        assert np.array_equal(index.mask(end), [True, False, False, False, False, False])
+        assert index.bitmask(end).tolist() == [1]
+    for state in (lazy.start, lazy.step(lazy.start, b'{')):
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, 0))
+
+
 def test_a_key_state_is_read_off_its_term_without_a_derivative():
     """After ``,"`` in an open object with optional members (the usual tool call), inside a
     listed name, at its end and inside another key: no derivative of the state is taken (the key
