@@ -484,6 +484,21 @@ def _literal_options(term: Term) -> tuple[tuple[Term, ...], Term | None] | None:
     return split if split is not None and all(_is_word(option) for option in split[0]) else None
 
 
+def _plain_words(term: Term) -> bool:
+    """Whether `term` is options that each begin with a byte string, and a quote among their first
+    bytes is followed by another byte string (a closed object's key, ``":"`` then a value): none
+    opens a string, nor an open object's other keys."""
+    split = _literal_options(term)
+    if split is None:
+        return False
+    if term.first & _QUOTE_BIT:
+        for option in split[0]:
+            head, tail = _split(option)
+            if head.bits == _QUOTE_BIT and (tail is EPSILON or not _is_word(tail)):
+                return False
+    return True
+
+
 def _split(term: Term) -> tuple[Term, Term]:
     """A term as head and tail: a concatenation's two children, else the term and ε."""
     return term.children if term.kind == K_CONCAT else (term, EPSILON)
@@ -744,8 +759,12 @@ class TokenIndex:
         """The mask of `state` (its bitmask if `bits`), from the JSON-string tables or by a walk
         (caller holds the walk lock); read-only."""
         mask = None
-        if self._state_of is not None and not self.automaton.term(state).first:
+        term = self.automaton.term(state) if self._state_of is not None else None
+        words = term is not None and self._strings and _plain_words(term)
+        if term is not None and not term.first:
             mask = []  # no byte goes on (the end of a document): EOS alone, if the state accepts
+        elif words:  # (no other shortcut serves such a state)
+            mask = self._literal_mask(state)
         elif self._strings:  # (a key state's structure first: it needs no derivative of the state)
             mask = self._named_key_mask(state, bits)
             if mask is None:

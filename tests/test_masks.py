@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from brzozowski import DEAD, LazyDFA, compile_json_schema, regex_to_dfa
 from brzozowski.errors import MaskError, StateError, TokenError, VocabularyError
-from brzozowski.masks import TokenIndex
+from brzozowski.masks import TokenIndex, _plain_words
 from brzozowski.terms import EMPTY as EMPTY_TERM
 from brzozowski.vocabulary import VocabTrie, Vocabulary, class_trie, merged_classes, vocab_trie
 
@@ -796,10 +796,13 @@ def test_string_state_masks_match_brute_force(vocab, which, lazy):
     for state in states:
         want = brute_force_mask(automaton, state, vocab, 0)
         assert np.array_equal(index.mask(state), want), (regex, state)
-    # all 20 states of the string interior, for each string of the schema, took the fast path
-    strings = len(_string_states(index, automaton))
+    # all 20 states of the string interior, for each string of the schema, took a fast path: the
+    # tables, or (a lazy automaton's state where only the closing quote may come) read as words
+    found = _string_states(index, automaton)
+    strings = len(found)
     assert strings % 20 == 0 and strings >= 20
-    assert index.cache_info()["string_masks"] == strings
+    words = sum(_plain_words(automaton.term(s)) for s in found) if lazy else 0
+    assert index.cache_info()["string_masks"] + words == strings
 
 
 def test_string_states_over_o200k_match_brute_force():
@@ -1304,6 +1307,36 @@ def test_the_end_of_a_document_allows_eos_alone_with_no_walk():
         assert index.bitmask(end).tolist() == [1]
     for state in (lazy.start, lazy.step(lazy.start, b'{')):
         assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, 0))
+
+
+def test_states_of_words_are_read_along_them_and_nothing_else_is_tried():
+    """A state whose options each begin with a byte string, a quote among their first bytes
+    followed by another (after a closed object's key: ``":"`` then the value; an enum's value) is
+    read along the words (`TokenIndex._literal_mask`) with no other shortcut tried; a quote that
+    opens a string (a value) or an open object's other keys are not words: their shortcuts serve
+    them. Every mask is the definition."""
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
+    schema = {"type": "object", "properties": {"unit": {"enum": ["celsius", "fahrenheit"]},
+                                               "name": {"type": "string"}},
+              "required": ["unit", "name"], "additionalProperties": False}
+    lazy = compile_json_schema(schema)
+    dfa = regex_to_dfa(lazy.term(lazy.start))
+    index = TokenIndex(lazy, vocabulary)
+    served = []
+    for name in ("_named_key_mask", "_leaf_mask", "_string_state", "_key_mask", "_opening_mask", "_literal_mask"):
+        def spy(self, *args, _name=name, _f=getattr(TokenIndex, name), **kwargs):
+            served.append(_name)
+            return _f(self, *args, **kwargs)
+        setattr(index, name, spy.__get__(index))
+    for text, path in [(b'{"unit', ["_literal_mask"]), (b'{"unit":"c', ["_literal_mask"]),
+                       (b'{"unit":"celsius","name":', "_opening_mask")]:
+        state = lazy.step(lazy.start, text)
+        del served[:]
+        mask = index.mask(state)
+        assert served == path if isinstance(path, list) else path in served, (text, served)
+        assert np.array_equal(mask, TokenIndex(dfa, vocabulary).mask(dfa.step(dfa.start, text))), text
 
 
 def test_a_key_state_is_read_off_its_term_without_a_derivative():
