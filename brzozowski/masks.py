@@ -68,9 +68,10 @@ Five shortcuts keep masks the same and make them cheaper:
   children come from one derivative per derivative class of its term (`_Moves`), or, at a node
   of at most `FEW_CHILDREN` children or for a term that begins with at most that many bytes, from
   one derivative per byte (no classes computed), and a term b·r
-  (a property name, a literal: one live byte) goes on to its tail r at once; below a path's end
-  (`_below`), a child where every token ends needs no derivative (it lives iff the term begins
-  with its byte), so a value's first bytes past ``":`` cost none (`_expand_below`). A state is numbered
+  (a property name, a literal: one live byte) goes on to its tail r at once; a child where every
+  token ends needs no derivative (it lives iff a term without ``&`` or ``~`` begins with its byte),
+  so a value's first bytes past ``":`` cost none (`_expand_below`), nor the leaves below ``,"``
+  after a value (`_few_children`). A state is numbered
   (``state_of``, which builds its row of 256 transitions when the numpy levels need it) only when
   the walk hands a level over to numpy: the states inside the names a key state's tokens reach
   into, inside the value after them, and after a string's closing quote are not created. Memos
@@ -869,7 +870,7 @@ class TokenIndex:
                 else:  # each distinct state numbered once, in order of first appearance
                     numbered = dict.fromkeys(states)
                     for s in numbered:
-                        numbered[s] = state_of(s)
+                        numbered[s] = DEAD if s is None else state_of(s)  # (None: a leaf, `_few_children`)
                     numbers = [numbered[s] for s in states]
                 codes = (np.array(numbers, dtype=np.int32) + 1) * 256
                 frontier = _Frontier(lo, int(trie.level_start[depth + 1]) - lo,
@@ -880,7 +881,7 @@ class TokenIndex:
             for node, s in zip(nodes, states):
                 count = child_count[node]
                 if count:
-                    work += self._expand(s, child_lo[node], count, labels, next_nodes, next_states)
+                    work += self._expand(s, child_lo[node], count, labels, next_nodes, next_states, child_count)
             if depth == 0 and skip >= 0:  # the root's child of that byte left out, with its subtree
                 kept = [i for i, node in enumerate(next_nodes) if labels[node] != skip]
                 next_nodes, next_states = [next_nodes[i] for i in kept], [next_states[i] for i in kept]
@@ -898,7 +899,8 @@ class TokenIndex:
             return state
         return self.automaton.term(state)
 
-    def _expand(self, s: int | Term, lo: int, count: int, labels: bytes, nodes: list, states: list) -> int:
+    def _expand(self, s: int | Term, lo: int, count: int, labels: bytes, nodes: list, states: list,
+                child_count: Sequence[int] | None = None) -> int:
         """Append to `nodes` and `states` the children of a node in state `s` (its children are
         ``lo:lo + count``, their bytes in `labels`) that `s` does not send to DEAD, with their
         states. A term b·r (a property name, a literal: one live byte) goes on to r at once; a term
@@ -908,8 +910,10 @@ class TokenIndex:
         otherwise, from its `_moves`, each byte `s` allows is found
         among the sorted labels (``bytes.find``) when it allows fewer than the node has children,
         else the children are scanned. On a class trie a label is the lowest byte of its class, so
-        finding every allowed byte finds exactly the allowed classes. Returns how many children
-        were looked at."""
+        finding every allowed byte finds exactly the allowed classes. Given the trie's
+        `child_count`, a child without children of its own gets no derivative from
+        `_few_children` and `_first_bytes` (its state is None: it is never expanded). Returns how
+        many children were looked at."""
         if s.__class__ is not int and s.kind == K_CONCAT:
             head = s.children[0]
             if head.kind == K_BYTES and head.bits & (head.bits - 1) == 0:
@@ -921,12 +925,13 @@ class TokenIndex:
         moves = self._move_memo.get(s)
         if moves is None:
             if s.__class__ is not int:
+                leaves = None if s.boolean else child_count  # (a term with & or ~ may derive to nothing)
                 if count <= FEW_CHILDREN:
-                    return self._few_children(s, lo, count, labels, nodes, states)
+                    return self._few_children(s, lo, count, labels, nodes, states, leaves)
                 if s.first.bit_count() <= FEW_CHILDREN:
-                    return self._first_bytes(s, lo, count, labels, nodes, states)
+                    return self._first_bytes(s, lo, count, labels, nodes, states, leaves)
                 if 2 * count < len(derivative_classes(s)):
-                    return self._few_children(s, lo, count, labels, nodes, states)
+                    return self._few_children(s, lo, count, labels, nodes, states, leaves)
             moves = self._moves(s)
         pairs = moves.pairs
         if pairs is not None and len(pairs) < count:
@@ -944,25 +949,34 @@ class TokenIndex:
                 states.append(target)
         return count
 
-    def _few_children(self, term: Term, lo: int, count: int, labels: bytes, nodes: list, states: list) -> int:
+    def _few_children(self, term: Term, lo: int, count: int, labels: bytes, nodes: list, states: list,
+                      leaves: Sequence[int] | None = None) -> int:
         """`_expand` for a node of at most `FEW_CHILDREN` children, or of far fewer than its
         term's derivative classes (past a quote, a value's first bytes): the derivative by each
-        child's byte, not one per class (nor are the moves kept)."""
+        child's byte, not one per class (nor are the moves kept). `leaves`: the trie's child
+        counts, for a term without ``&`` or ``~`` (which derives to ∅ exactly by the bytes outside
+        its `first`): a child without children lives iff the term begins with its byte, and gets
+        no derivative (its state is None; after a value, ``,"`` is followed by leaves only)."""
         first = term.first
         max_states = self.automaton.max_states
         for child in range(lo, lo + count):
             b = labels[child]
             if (first >> b) & 1:
+                if leaves is not None and not leaves[child]:
+                    nodes.append(child)
+                    states.append(None)
+                    continue
                 derived = derivative(term, b, self._recent)
                 if _live_term(derived, max_states):
                     nodes.append(child)
                     states.append(derived)
         return count
 
-    def _first_bytes(self, term: Term, lo: int, count: int, labels: bytes, nodes: list, states: list) -> int:
+    def _first_bytes(self, term: Term, lo: int, count: int, labels: bytes, nodes: list, states: list,
+                     leaves: Sequence[int] | None = None) -> int:
         """`_expand` for a term that begins with at most `FEW_CHILDREN` bytes: each of them found
         among the labels, and the term derived by it; no derivative classes computed (nor moves
-        kept)."""
+        kept). `leaves`: as in `_few_children`."""
         bits = term.first
         max_states = self.automaton.max_states
         work = bits.bit_count()
@@ -972,6 +986,10 @@ class TokenIndex:
             b = low.bit_length() - 1
             child = labels.find(b, lo, lo + count)
             if child >= 0:
+                if leaves is not None and not leaves[child]:
+                    nodes.append(child)
+                    states.append(None)
+                    continue
                 derived = derivative(term, b, self._recent)
                 if _live_term(derived, max_states):
                     nodes.append(child)

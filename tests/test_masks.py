@@ -1525,6 +1525,41 @@ def test_a_walk_derives_a_term_by_its_few_children_or_first_bytes_without_its_cl
             assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, None)), state
 
 
+@pytest.mark.parametrize("frontier", [1, 48])
+@pytest.mark.parametrize("pattern", [r'(,"[a-e]+"x|\})y?', ("and", r',"', "[a-e]+", "[a-c][a-e]*", r'\}')])
+def test_a_walk_derives_no_child_without_children(pattern, frontier):
+    """A child where every token ends (no children of its own) lives iff a term without ``&`` or
+    ``~`` begins with its byte: `_few_children` (here below ``,"``, 3 children) takes no
+    derivative for it (after a value, ``,"`` is followed by leaves only), and its state, None, is
+    never expanded, nor numbered when the walk hands its level to numpy (`PYTHON_FRONTIER` 1: the
+    level of "," and "}"). A term with ``&`` (whose derivative may be empty though not ∅) is derived as before.
+    Masks: the definition."""
+    from brzozowski import masks as masks_module
+    from brzozowski.syntax import parse
+
+    boolean = isinstance(pattern, tuple)
+    if boolean:  # ("and", p, q, r, s): p(q & r) | s
+        _, p, q, r, s = pattern
+        pattern = parse(p) + (parse(q) & parse(r)) | parse(s)
+    vocab = [b',', b',"', b'}', b'"x', b'xy', b',"a', b',"b', b',"x']  # ("}": a leaf at the root)
+    calls = []
+    real = masks_module.derivative
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(masks_module, "PYTHON_FRONTIER", frontier)
+        patch.setattr(masks_module, "derivative", lambda *args: calls.append(args[1]) or real(*args))
+        lazy = LazyDFA(pattern)
+        index = TokenIndex(lazy, vocab)
+        index.set_strategy(strings=False)  # every mask by a walk
+        start = index.mask(lazy.start)
+        derived = bytes(calls)
+        for state in _all_states(lazy):
+            assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, None)), state
+    assert np.array_equal(start, brute_force_mask(lazy, lazy.start, vocab, None))
+    assert start.tolist() == [True, True, True, False, False, True, True, False]
+    if frontier > 1:  # (at 1, the level below "," is numbered and walked by numpy)
+        assert (b"a" in derived and b"b" in derived) == boolean, derived
+
+
 def test_a_walk_keeps_its_last_derivatives_alive_for_the_steps_after_it():
     """A term's memoized derivatives are held weakly: the index holds the last
     `RECENT_DERIVATIVES` its walks computed, so that the advance by the token chosen and the next
