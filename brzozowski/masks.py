@@ -603,6 +603,7 @@ class TokenIndex:
         self._listed_names: dict = {}  # option -> `_listed_name` (a key state's listed names)
         self._handled: dict = {}  # (O, start) -> `_names_closing`
         self._rests: dict = {}  # state (a number, or a term) -> `_live_rests` (past a closing quote)
+        self._end_masks: dict = {}  # bits -> the mask of a state no byte goes on from (EOS alone)
         self._key_bases: dict = {}  # (q, handled, opened, bits) -> a key mask before its walk's tokens
         self._after_leaves: dict = {}  # term -> `_after_leaf`
 
@@ -761,10 +762,13 @@ class TokenIndex:
         (caller holds the walk lock); read-only."""
         mask = None
         term = self.automaton.term(state) if self._state_of is not None else None
-        words = term is not None and self._strings and _plain_words(term)
-        if term is not None and not term.first:
-            mask = []  # no byte goes on (the end of a document): EOS alone, if the state accepts
-        elif words:  # (no other shortcut serves such a state)
+        if term is not None and not term.first:  # no byte goes on (a document's end: it accepts)
+            self.walks += 1
+            found = self._end_masks.get(bits)  # EOS alone: one read-only array for every such state
+            if found is None:
+                found = self._end_masks[bits] = self._from_ids([], True, bits)
+            return found
+        if term is not None and self._strings and _plain_words(term):  # (no other shortcut serves it)
             mask = self._literal_mask(state)
         elif self._strings:  # (a key state's structure first: it needs no derivative of the state)
             mask = self._named_key_mask(state, bits)
