@@ -57,9 +57,12 @@ Five shortcuts keep masks the same and make them cheaper:
 - **Keys.** A state at or inside an open object's key (listed names, then any other plain-ASCII
   key) gets its mask from the per-vocabulary plain-key tables
   (`brzozowski.string_masks.key_tables`): every token of plain bytes, and the tokens past a plain
-  key's quote whose rest lives from the one state after it. Over a `LazyDFA` the state's term
+  key's quote whose rest lives from the one state after it (kept for the next key state of the
+  same object: `KEY_BASES`). Over a `LazyDFA` the state's term
   says which names the other keys leave out and what follows each listed name
-  (`TokenIndex._named_key_mask`): their closing quotes are found in the trie by their bytes, and
+  (`TokenIndex._named_key_mask`; the schema compiler registers the trie of other keys it built,
+  `brzozowski.json_strings.PLAIN_KEY_TRIES`, so its shape is not checked again): their closing
+  quotes are found in the trie by their bytes, and
   no derivative of the state or of any state along the names is taken. Otherwise (a `DFA`, names
   with escapes or UTF-8) a walk in Python follows the listed names' prefixes, checking the claim
   at every node (`TokenIndex._key_mask`).
@@ -81,8 +84,11 @@ Five shortcuts keep masks the same and make them cheaper:
   (a closed object's listed names, enum values, literals) is read along those strings' paths in
   the trie, one option at a time, and what follows each path's end the same way or by a walk in
   Python within a budget (`TokenIndex._literal_mask`): no derivative of the options' union, whose
-  every prefix would be a new alternation. What follows a number and the rests after a string's
-  closing quote are read so too.
+  every prefix would be a new alternation. No other shortcut serves such a state (a quote among
+  its first bytes followed by another byte string: ``":"`` before a value, not a string's opening
+  nor an open object's other keys: `_plain_words`), so none is tried first. What follows a number
+  and the rests after a string's closing quote are read so too. A state no byte goes on from (a
+  document's end) shares one mask per index: EOS alone.
 - **Class strings.** Bytes of one class of the pattern's ``byte_classes`` lead everywhere to the
   same states, so the trie of the tokens' class strings (`brzozowski.vocabulary.class_trie`) can be
   walked instead. Building it costs tens of milliseconds over o200k_base, so an index starts on the
