@@ -133,7 +133,7 @@ from .lazy import is_empty
 from .leaf_masks import WIDE_LEAF_BYTES, leaf_exits, leaf_tables
 from .string_masks import (StringTables, count_bound_bits, count_tables, key_tables, over_bound, packed, quote_suffixes,
                            recognize, recognize_counted, string_automaton, string_tables)
-from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, Term, byte_set, concat, star
+from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, K_STAR, Term, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
 if TYPE_CHECKING:
@@ -504,6 +504,20 @@ def _plain_words(term: Term) -> bool:
             if head.bits == _QUOTE_BIT and (tail is EPSILON or not _is_word(tail)):
                 return False
     return True
+
+
+def _loops_on(term: Term, b: int) -> bool:
+    """Whether ∂b term is `term` itself, known without deriving it: ``S*·T`` where T does not begin
+    with b and ∂b S is ε, as S's memo already says (a string's body by a character of one byte:
+    past ``":"`` the string's term is read by such bytes below the path's end)."""
+    if term.kind != K_CONCAT:
+        return False
+    head, tail = term.children
+    if head.kind != K_STAR or (tail.first >> b) & 1:
+        return False
+    memo = head.children[0].derivatives
+    ref = None if memo is None else memo.get(b)
+    return ref is not None and ref() is EPSILON
 
 
 def _split(term: Term) -> tuple[Term, Term]:
@@ -1025,7 +1039,7 @@ class TokenIndex:
                     if inner > FEW_INNER:  # a wide node: one derivative per class instead
                         del nodes[start:], states[start:]
                         return self._expand(term, lo, count, labels, nodes, states)
-                    states.append(derivative(term, b, self._recent))
+                    states.append(term if _loops_on(term, b) else derivative(term, b, self._recent))
                 else:
                     states.append(None)
                 nodes.append(child)

@@ -1560,6 +1560,24 @@ def test_a_walk_derives_no_child_without_children(pattern, frontier):
         assert (b"a" in derived and b"b" in derived) == boolean, derived
 
 
+@pytest.mark.parametrize("pattern", [r'[a-c]*x', r'[a-c]*a', r'(ab|c)*d', r'(a|bc|[d-f])*"x', r'[^"\\]*"'])
+def test_a_loop_is_known_from_its_body_s_memo(pattern):
+    """`_loops_on(S*·T, b)` says ∂b is the term itself (a string's body read by a character of one
+    byte) only when it is: T does not begin with b and S's memo holds ∂b S = ε; each byte checked
+    against the derivative."""
+    from brzozowski.derivatives import derivative
+    from brzozowski.masks import _loops_on
+    from brzozowski.syntax import parse
+
+    term = parse(pattern)
+    body = term.children[0].children[0]
+    for b in range(256):
+        derivative(body, b)  # (memoized while its result lives: ε is held for good)
+    loops = [b for b in range(256) if _loops_on(term, b)]
+    assert loops == [b for b in range(256) if derivative(term, b) is term], pattern
+    assert loops or pattern == r'(ab|c)*d'
+
+
 def test_a_walk_keeps_its_last_derivatives_alive_for_the_steps_after_it():
     """A term's memoized derivatives are held weakly: the index holds the last
     `RECENT_DERIVATIVES` its walks computed, so that the advance by the token chosen and the next
