@@ -230,9 +230,9 @@ def _plain_keys_except(names: list[str]) -> Term:
                                        *[concat(byte(b), child) for b, child in below.items()])
         nodes_below[term] = below
     root = outside[id(trie)]
-    del nodes_below[root]  # (an entry whose value held its own key would never die)
-    PLAIN_KEY_TRIES[root] = (below, nodes_below)
-    return concat(byte(0x22), outside[id(trie)], byte(0x22))
+    # (the root's children apart: an entry whose value held its own key would never die)
+    PLAIN_KEY_TRIES[root] = (nodes_below.pop(root), nodes_below)
+    return concat(byte(0x22), root, byte(0x22))
 
 
 class _Writer:
