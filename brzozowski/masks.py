@@ -1449,7 +1449,7 @@ class TokenIndex:
                 quote = labels.find(0x22, lo, lo + count)
                 if quote >= 0:
                     handled.append(quote)
-            for b, child in self._key_node(key_node).items():
+            for b, child in self._key_nodes[key_node].items():
                 below = labels.find(b, lo, lo + count)
                 if below >= 0:
                     todo.append((child, below))
