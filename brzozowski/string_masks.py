@@ -79,11 +79,11 @@ from .terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte, conca
 if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
     from .vocabulary import TokenTrie, VocabTrie
 
-__all__ = ["COUNT_BOUNDS", "MAX_PAIRED", "PLAIN_KEY_BYTES", "PYTHON_TAIL_NODES", "QuoteSuffixes",
+__all__ = ["COUNT_BOUNDS", "FEW_OVER_BOUND", "MAX_PAIRED", "PLAIN_KEY_BYTES", "PYTHON_TAIL_NODES", "QuoteSuffixes",
            "StringAutomaton", "StringTables", "build_all_tables", "codes_from", "count_bound_bits",
-           "count_order", "over_bound",
-           "count_tables", "key_tables", "kept_in_cache", "kept_on", "packed", "quote_suffixes",
-           "recognize", "recognize_counted", "string_automaton", "string_tables", "tables_from_codes"]
+           "count_order", "count_tables", "key_tables", "kept_in_cache", "kept_on", "over_bound", "packed",
+           "quote_suffixes", "recognize", "recognize_counted", "string_automaton", "string_tables",
+           "tables_from_codes"]
 
 
 class StringAutomaton:
