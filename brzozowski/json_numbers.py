@@ -7,6 +7,11 @@ first digit equal to the bound's, or strictly between, then recurse on the rest)
 compare digit by digit the same way. `fixed_width_range` is that recursion for any mixed radix and any
 digit spelling, so the UTF-8 and ``\\uXXXX`` ranges of `brzozowski.json_strings` use it too.
 
+The same integers have a second, equal form: `integer_table` builds their DFA from the bounds alone,
+a state being what may still follow the digits read (per count of digits to come, the interval of
+values they may spell), so `brzozowski.json_leaves` makes bounded integers one table's atom
+without building or deriving the term (the tests check the two forms' canonical DFAs are equal).
+
 What ``jsonschema`` compares is the value ``json.loads`` makes: an integer text becomes an exact
 Python ``int``, a text with a fraction becomes the nearest ``float``. A decimal a hair below a bound
 can round onto it. Rounding to nearest is monotone, so "the double of v is at least d" holds exactly
@@ -34,14 +39,17 @@ import struct
 from collections.abc import Callable, Hashable
 from fractions import Fraction
 
+import numpy as np
+
+from .alphabet import DEAD
 from .derivatives import derivative
 from .errors import SchemaError
 from .lazy import is_empty
 from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, inter, literal, repeat, star
 
 __all__ = [
-    "MAX_BOUND_DIGITS", "MAX_ELIMINATED_DIVISOR", "MAX_MULTIPLE_OF_SUFFIXES", "fixed_width_range", "integer_term",
-    "natural_range", "number_term",
+    "INTEGER_TABLE_DIGITS", "MAX_BOUND_DIGITS", "MAX_ELIMINATED_DIVISOR", "MAX_MULTIPLE_OF_SUFFIXES", "fixed_width_range", "integer_table",
+    "integer_term", "natural_range", "number_term",
 ]
 
 #: The most decimal digits a bound (or the rounding midpoint next to it) may have: 350 hold every
@@ -217,23 +225,31 @@ def _clip(lo: Bound | None, hi: Bound | None) -> tuple[Bound, Bound | None]:
     return lo, hi
 
 
+def _signed_parts(lo: Bound | None, hi: Bound | None) -> tuple[tuple[Bound, Bound | None] | None, ...]:
+    """The magnitude intervals of the texts ``-?m`` with value in [lo, hi]: the part without the
+    minus sign, then the part behind it (None where there is none)."""
+    positive = _clip(lo, hi) if hi is None or hi[0] >= 0 else None
+    negative = None
+    if lo is None or lo[0] <= 0:
+        negative = _clip(None if hi is None else (-hi[0], hi[1]), None if lo is None else (-lo[0], lo[1]))
+    return positive, negative
+
+
 def _signed(magnitudes: Callable[[Bound, Bound | None], Term], lo: Bound | None, hi: Bound | None) -> Term:
     """Texts ``-?m`` with value in [lo, hi], given the magnitude texts of a non-negative interval."""
-    positive = EMPTY
-    if hi is None or hi[0] >= 0:
-        positive = magnitudes(*_clip(lo, hi))
-    negative = EMPTY
-    if lo is None or lo[0] <= 0:
-        mirrored_lo = None if hi is None else (-hi[0], hi[1])
-        mirrored_hi = None if lo is None else (-lo[0], lo[1])
-        negative = concat(_MINUS, magnitudes(*_clip(mirrored_lo, mirrored_hi)))
-    return alt(positive, negative)
+    positive, negative = _signed_parts(lo, hi)
+    return alt(EMPTY if positive is None else magnitudes(*positive),
+               EMPTY if negative is None else concat(_MINUS, magnitudes(*negative)))
+
+
+def _natural_interval(lo: Bound, hi: Bound | None) -> tuple[int, int | None]:
+    """The first and last integers of [lo, hi] (lo at or above zero; last None: unbounded)."""
+    first = math.ceil(lo[0]) if lo[1] else math.floor(lo[0]) + 1
+    return first, None if hi is None else (math.floor(hi[0]) if hi[1] else math.ceil(hi[0]) - 1)
 
 
 def _natural_magnitudes(lo: Bound, hi: Bound | None) -> Term:
-    first = math.ceil(lo[0]) if lo[1] else math.floor(lo[0]) + 1
-    last = None if hi is None else (math.floor(hi[0]) if hi[1] else math.ceil(hi[0]) - 1)
-    return natural_range(first, last)
+    return natural_range(*_natural_interval(lo, hi))
 
 
 def _fraction_magnitudes(lo: Bound, hi: Bound | None) -> Term:
@@ -459,6 +475,130 @@ def integer_term(*, minimum: object = None, maximum: object = None, exclusive_mi
     if multiple_of is not None:
         integers = inter(_multiples(multiple_of), integers)
     return _noted_if_empty(integers, bounds, "integer", notes)
+
+
+INTEGER_TABLE_DIGITS = 20
+"""`integer_table` builds the automaton of bounds of at most this many digits (every 64-bit integer);
+a longer bound keeps its term (`integer_term`)."""
+
+_INTEGER_CLASSES = np.zeros(256, dtype=np.intp)
+_INTEGER_CLASSES[ord("-")] = 1
+_INTEGER_CLASSES[ord("0"):ord("9") + 1] = np.arange(2, 12)
+"""The byte classes of `integer_table`: every other byte (0), the minus sign (1), each digit (2-11)."""
+
+_Completions = tuple[tuple[tuple[int, int] | None, ...], int | None]
+"""What a digit string may still be followed by inside an interval of naturals: per count k of
+digits to come (0, 1, ...), the interval of the values those k digits may spell (None: none),
+and the count from which on every string of digits is allowed (None: no such count). Exactly one
+value describes each language: no interval at or past that count, none trailing None."""
+
+_ZERO: _Completions = (((0, 0),), None)  # nothing more may come (a lone zero read, or a bound)
+_START, _MINUS_READ = -1, -2  # the states before any byte and after a leading minus sign
+
+
+def integer_table(*, minimum: object = None, maximum: object = None, exclusive_minimum: object = None,
+                  exclusive_maximum: object = None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """A DFA of `integer_term`'s language under these bounds (no ``multipleOf``) as (each byte's
+    class, the transitions per class with DEAD = -1, whether each state accepts; start 0), built
+    from the bounds' integers directly, no derivative taken: a state is what may still follow (its
+    `_Completions`), the start and the state after the minus sign apart. The states are those of
+    the canonical DFA but for those two, which another state may equal. None when a bound has more
+    than `INTEGER_TABLE_DIGITS` digits, or no integer satisfies the bounds. The caller has checked
+    the keywords (`integer_term`)."""
+    lo, hi = _Bounds(minimum, maximum, exclusive_minimum, exclusive_maximum).exact()
+    parts: list[tuple[int, int | None] | None] = []
+    for part in _signed_parts(lo, hi):
+        if part is not None:
+            first, last = _natural_interval(*part)
+            first = max(first, 0)
+            if len(str(first if last is None else max(first, last))) > INTEGER_TABLE_DIGITS:
+                return None
+            part = None if last is not None and last < first else (first, last)
+        parts.append(part)
+    if parts == [None, None]:
+        return None
+    numbers: dict[object, int] = {_START: 0}  # states numbered as found, breadth first
+    todo: list[object] = [_START]
+    rows, accept = [], []
+    for state in todo:
+        row = [DEAD] * 12
+        for b, target in _integer_moves(state, *parts):
+            number = numbers.get(target)
+            if number is None:
+                number = numbers[target] = len(numbers)
+                todo.append(target)
+            row[_INTEGER_CLASSES[b]] = number
+        rows.append(row)
+        accept.append(state not in (_START, _MINUS_READ) and _accepts(state))
+    return _INTEGER_CLASSES, np.array(rows, dtype=np.int32), np.array(accept, dtype=bool)
+
+
+def _integer_moves(state: object, positive: tuple[int, int | None] | None,
+                   negative: tuple[int, int | None] | None) -> list[tuple[int, object]]:
+    """(byte, state) for each byte that leads somewhere from `state` (`integer_table`)."""
+    if state == _START or state == _MINUS_READ:
+        part = positive if state == _START else negative
+        moves = [(ord("-"), _MINUS_READ)] if state == _START and negative is not None else []
+        if part is not None:
+            first, last = part
+            if first == 0:
+                moves.append((ord("0"), _ZERO))
+            for d in range(1, 10):
+                after = _completions(d, first, last)
+                if after != ((), None):
+                    moves.append((ord("0") + d, after))
+        return moves
+    return [(ord("0") + d, after) for d in range(10)
+            if (after := _next_completions(state, d)) != ((), None)]
+
+
+def _completions(prefix: int, first: int, last: int | None) -> _Completions:
+    """The `_Completions` of a digit string of value `prefix` (at least 1) in [first, last]."""
+    intervals: list[tuple[int, int] | None] = []
+    scale = 1  # 10**k
+    while last is None or prefix * scale <= last:
+        low = prefix * scale
+        if last is None and low >= first:
+            return _normal(intervals, len(intervals))
+        lowest, highest = max(0, first - low), scale - 1 if last is None else min(scale - 1, last - low)
+        intervals.append((lowest, highest) if lowest <= highest else None)
+        scale *= 10
+    return _normal(intervals, None)
+
+
+def _next_completions(state: _Completions, d: int) -> _Completions:
+    """The `_Completions` after one more digit d."""
+    intervals, full = state
+    moved: list[tuple[int, int] | None] = []
+    for interval, scale in zip(intervals[1:], _POWERS):  # k + 1 digits to come before d, k after
+        if interval is None:
+            moved.append(None)
+            continue
+        lowest, highest = interval[0] - d * scale, interval[1] - d * scale
+        moved.append(None if lowest >= scale or highest < 0
+                     else (lowest if lowest > 0 else 0, highest if highest < scale else scale - 1))
+    return _normal(moved, None if full is None else max(full - 1, 0))
+
+
+_POWERS = [10**k for k in range(INTEGER_TABLE_DIGITS + 2)]
+
+
+def _normal(intervals: list[tuple[int, int] | None], full: int | None) -> _Completions:
+    """The one value of `_Completions` for this language: the full intervals that end the list
+    folded into `full`; trailing None dropped."""
+    if full is not None:
+        while intervals and intervals[-1] == (0, 10 ** (len(intervals) - 1) - 1):
+            intervals.pop()
+        full = len(intervals)
+    else:
+        while intervals and intervals[-1] is None:
+            intervals.pop()
+    return tuple(intervals), full
+
+
+def _accepts(state: _Completions) -> bool:
+    intervals, full = state
+    return full == 0 or (bool(intervals) and intervals[0] == (0, 0))
 
 
 def number_term(*, minimum: object = None, maximum: object = None, exclusive_minimum: object = None,

@@ -12,7 +12,8 @@ automaton is its canonical DFA, shipped with the package (`format_leaf`,
 `brzozowski.format_automata`: no derivative is ever taken inside it); a format under a length
 bound or a pattern is a lazy DFA over the intersection of those with the plain format's atom
 (`shared_leaf`: the format's own term is never built); so are the integers and the numbers
-without keywords (`brzozowski.json_leaves`). Masks read such atoms too: per
+without keywords (`brzozowski.json_leaves`); bounded integers are each a table built from their
+bounds (`table_leaf`, `brzozowski.json_numbers.integer_table`). Masks read such atoms too: per
 vocabulary and leaf state, what each token does inside the string is a table shared by every
 schema (`brzozowski.leaf_masks`).
 
@@ -56,7 +57,7 @@ from .format_automata import FormatTable, format_dfa
 from .lazy import LazyDFA
 from .terms import EMPTY, EPSILON, K_LEAF, Term, leaf
 
-__all__ = ["LEAF_CACHE", "LeafAutomaton", "format_leaf", "shared_leaf"]
+__all__ = ["LEAF_CACHE", "LeafAutomaton", "format_leaf", "shared_leaf", "table_leaf"]
 
 LEAF_CACHE = 256
 """How many lazy leaf automata the process keeps (one per distinct term: a format under a length
@@ -68,7 +69,8 @@ _IDS = itertools.count()
 class LeafAutomaton:
     """A DFA shared by the whole process whose states are handed out as atoms of the term algebra
     (see the module docstring): a lazy DFA over a term, or a format's shipped canonical DFA
-    (`brzozowski.format_automata.FormatTable`; `name` then says which, for printing)."""
+    (`brzozowski.format_automata.FormatTable`; `name` then says which, for printing).
+    `live_bytes`: over a table, the bytes that lead somewhere from some state; None over a term."""
 
     def __init__(self, term: Term | None = None, table: FormatTable | None = None, name: str = "") -> None:
         self.id = next(_IDS)
@@ -85,6 +87,7 @@ class LeafAutomaton:
             self._checked = 0  # states 0.._checked - 1 do not accept, or have the language {ε}
             self._accepting = np.zeros(1, dtype=bool)  # see accepting_codes
             self._closed: int | None = None
+            self.live_bytes: int | None = None
         else:
             self.dfa = table
             bits = [0] * (int(table.classes.max()) + 1)
@@ -92,6 +95,8 @@ class LeafAutomaton:
                 bits[k] |= 1 << b
             self._class_bits = bits  # per class of the table: its bytes
             self.alphabet = partition_of(bits)
+            leads = (table.columns != DEAD).any(axis=0).tolist()
+            self.live_bytes = sum(bits[k] for k in range(len(bits)) if leads[k])
             self._accepting = np.concatenate(([False], table.accept))
             self._accepting.setflags(write=False)
             accepting = np.flatnonzero(table.accept)
@@ -211,6 +216,13 @@ def shared_leaf(term: Term) -> Term:
         if automaton is None:
             automaton = _AUTOMATA[term] = LeafAutomaton(term)
     return automaton.atom(automaton.dfa.start)
+
+
+def table_leaf(table: FormatTable, name: str) -> Term:
+    """The atom of the start state of a new `LeafAutomaton` over `table`, a DFA the caller built
+    and keeps the atom of for as long as it shares it (an integer range's, `brzozowski.json_leaves`);
+    `name` prints in its atoms."""
+    return LeafAutomaton(table=table, name=name).atom(table.start)
 
 
 _FORMATS: dict[str, LeafAutomaton | None] = {}

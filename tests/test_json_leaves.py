@@ -23,15 +23,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brzozowski.derivatives import matches
-from brzozowski.dfa import regex_to_dfa
+from brzozowski.dfa import canonical, regex_to_dfa
 from brzozowski.ecma_regex import pattern_term
+from brzozowski.format_automata import FormatTable
 from brzozowski.errors import SchemaError
 from brzozowski.json_formats import FORMAT_PATTERNS
 from brzozowski.json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
+from brzozowski.json_numbers import INTEGER_TABLE_DIGITS, integer_table, integer_term
 from brzozowski.json_strings import encoded_chars
 from brzozowski.lazy import DEAD, LazyDFA
 from brzozowski.schema import INTEGER, NUMBER, STRING
-from brzozowski.terms import EMPTY
+from brzozowski.terms import EMPTY, K_LEAF
 
 FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 KEYWORDS = {"minimum": "minimum", "maximum": "maximum", "exclusive_minimum": "exclusiveMinimum",
@@ -144,6 +146,44 @@ def test_integer_walks_validate():
         for _ in range(15):
             text = walk(lazy, rng)
             assert valid(text, schema), (kw, text)
+
+
+def _table_dfa(table):
+    dfa = table.to_dfa()
+    return canonical(dfa.accept, dfa.trans)
+
+
+@pytest.mark.parametrize("kw", [*INTEGER_BOUNDS, {"minimum": 120, "maximum": 4500}, {"minimum": -3400, "maximum": -120},
+                                {"minimum": -2**63, "maximum": 2**63 - 1}, {"maximum": 10**20 + 7}], ids=str)
+def test_bounded_integers_are_one_table_whose_language_is_integer_terms(kw):
+    """Bounded integers are the atom of an automaton `integer_table` built from the bounds (no
+    derivative): its canonical DFA is the term's, state for state; a bound of more than
+    `INTEGER_TABLE_DIGITS` digits keeps the term, and so does ``multipleOf``."""
+    atom, term = json_integer_term(**kw), integer_term(**kw)
+    if any(len(str(abs(math.floor(Fraction(v))))) > INTEGER_TABLE_DIGITS for v in kw.values()):
+        assert integer_table(**kw) is None and atom is term
+        return
+    assert atom.kind == K_LEAF and isinstance(atom.table.dfa, FormatTable)
+    reference = regex_to_dfa(term)
+    assert _table_dfa(atom.table.dfa) == reference and atom.table.dfa.n_states <= len(reference.accept) + 2
+    assert json_integer_term(multiple_of=3, **kw).kind != K_LEAF
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(st.none(), st.integers(-10**7, 10**7), st.floats(-1e7, 1e7, allow_nan=False)),
+       st.one_of(st.none(), st.integers(-10**7, 10**7), st.floats(-1e7, 1e7, allow_nan=False)),
+       st.booleans(), st.booleans())
+def test_integer_tables_for_any_bounds_are_integer_terms_languages(lo, hi, lo_exclusive, hi_exclusive):
+    kw = {("exclusive_minimum" if lo_exclusive else "minimum"): lo,
+          ("exclusive_maximum" if hi_exclusive else "maximum"): hi}
+    arrays = integer_table(**kw)
+    term = integer_term(**kw)
+    if arrays is None:  # only when no integer satisfies the bounds
+        assert term is EMPTY
+    else:  # the canonical DFA's states, but for the start and the state after "-" (may equal one)
+        table, reference = FormatTable(*arrays), regex_to_dfa(term)
+        assert _table_dfa(table) == reference, kw
+        assert table.n_states <= len(reference.accept) + 2, kw
 
 
 # --- numbers -------------------------------------------------------------------------------------

@@ -386,6 +386,49 @@ def test_narrow_leaf_states_are_masked_from_their_exits_as_defined(vocab):
             assert np.array_equal(mask, brute_force_mask(automaton, state, vocab, eos)), text
 
 
+@pytest.fixture(scope="module")
+def o200k():
+    from brzozowski.vocab import load_tiktoken_vocab
+
+    return Vocabulary(*load_tiktoken_vocab("o200k_base"))
+
+
+@pytest.mark.parametrize("kw", [{"minimum": 1, "maximum": 500}, {"minimum": -40, "maximum": 7},
+                                {"exclusive_minimum": 0}, {"maximum": -3}, {"minimum": 0, "maximum": 0},
+                                {"minimum": -2147483648, "maximum": 2147483647}], ids=str)
+def test_the_exits_of_an_integer_table_read_off_the_numerals_are_those_of_a_walk(kw, o200k):
+    """Over o200k_base, every state of a bounded integer's table: the exits read off the
+    vocabulary's numerals (every token beginning with a minus sign or a digit, all read at once,
+    one byte position at a time) are those of a walk of the byte trie, token for token (the
+    tokens with a digit then another byte, which o200k_base lacks, are `test_narrow_leaf_states_…`'s)."""
+    from brzozowski.leaf_masks import _numeral_exits, _walked_exits
+
+    atom = json_integer_term(**kw)
+    automaton = atom.table
+    assert automaton.live_bytes & ~sum(1 << b for b in b"-0123456789") == 0
+    for q in range(automaton.dfa.n_states):
+        if automaton.atom(q).kind != K_LEAF:  # (a state whose language is {ε} is ε, no leaf)
+            continue
+        read, walked = _numeral_exits(o200k.trie, automaton.dfa, q), _walked_exits(o200k.trie, automaton, q)
+        assert np.array_equal(read.inside, walked.inside) and read.accepts == walked.accepts, q
+        assert (sorted(zip(read.exit_tokens.tolist(), read.exit_offsets.tolist(), read.exit_bytes.tolist()))
+                == sorted(zip(walked.exit_tokens.tolist(), walked.exit_offsets.tolist(),
+                              walked.exit_bytes.tolist()))), q
+        assert read.exit_rests is None and walked.exit_rests is None
+
+
+def test_format_tries_keep_formats_only():
+    """The process-wide cache behind `format_trie` is given format automata only: a lazy leaf
+    (a format under a length bound, a pattern) or an integer's table would be kept by it for good."""
+    from brzozowski.leaf_masks import _partition
+
+    vocabulary = Vocabulary([b"a", b"1", b"-", b'"', None], eos_id=4)
+    before = _partition.cache_info().currsize
+    for atom in (json_integer_term(minimum=3), json_string_term(format="email", max_length=9)):
+        assert format_trie(vocabulary.trie, atom.table) is None
+    assert _partition.cache_info().currsize == before
+
+
 def test_a_leaf_whose_follower_begins_with_its_own_bytes_is_walked():
     """When a byte both continues an accepting leaf state and begins what follows (``[0-9]+``
     then ``[0-9a]``), what follows cannot be walked alone: the state is walked whole."""
