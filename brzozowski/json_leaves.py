@@ -32,7 +32,7 @@ from .ecma_regex import Piece, parse_pattern
 from .errors import EmptyLanguageError, SchemaError
 from .format_automata import FormatTable, format_dfa
 from .json_formats import FORMAT_PATTERNS, NARROWER, parse_format
-from .json_numbers import integer_table, integer_term, number_term
+from .json_numbers import integer_parts, integer_table, integer_term, number_term
 from .json_strings import ANY_CHAR, string_term
 from .lazy import is_empty
 from .leaves import format_leaf, shared_leaf, table_leaf
@@ -156,16 +156,28 @@ bounded numbers with fractions stay terms.)"""
 def _integer_leaf(keywords: dict[str, object]) -> Term | None:
     """The integers under bounds `keywords` as the atom of their own automaton, built from the
     bounds (`brzozowski.json_numbers.integer_table`: neither `integer_term` nor any derivative of it
-    is made, in the schema's automaton or in a mask); None with ``multipleOf``, a bound too long,
-    or no integer allowed (`integer_term` then says why)."""
+    is made, in the schema's automaton or in a mask), one per language (`_INTEGER_LEAVES`); None
+    with ``multipleOf``, a bound too long, or no integer allowed (`integer_term` then says why)."""
     if keywords["multiple_of"] is not None:
         return None
-    bounds = {name: value for name, value in keywords.items() if name != "multiple_of"}
-    arrays = integer_table(**bounds)
-    if arrays is None:
+    parts = integer_parts(**{name: value for name, value in keywords.items() if name != "multiple_of"})
+    if parts is None:
         return None
-    given = " ".join(f"{name}={value}" for name, value in bounds.items() if value is not None)
-    return table_leaf(FormatTable(*arrays), f"integer {given}")
+    found = _INTEGER_LEAVES.get(parts)
+    if found is None:
+        while len(_INTEGER_LEAVES) >= MAX_NUMBER_LEAVES:  # full: the oldest goes
+            _INTEGER_LEAVES.pop(next(iter(_INTEGER_LEAVES)), None)
+        positive, negative = parts
+        written = ([] if negative is None else [f"{'' if negative[1] is None else -negative[1]}..{-negative[0]}"]) \
+            + ([] if positive is None else [f"{positive[0]}..{'' if positive[1] is None else positive[1]}"])
+        found = _INTEGER_LEAVES[parts] = table_leaf(FormatTable(*integer_table(parts)),
+                                                    f"integer {' '.join(written)}")
+    return found
+
+
+_INTEGER_LEAVES: dict[tuple, Term] = {}
+"""The bounded integers' atoms by their `brzozowski.json_numbers.integer_parts` (at most
+`MAX_NUMBER_LEAVES`, the oldest out first): one automaton per language, whatever keywords spell it."""
 
 
 def _numbers(build, notes: list[str] | None, **keywords: object) -> Term:

@@ -48,8 +48,8 @@ from .lazy import is_empty
 from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, inter, literal, repeat, star
 
 __all__ = [
-    "INTEGER_TABLE_DIGITS", "MAX_BOUND_DIGITS", "MAX_ELIMINATED_DIVISOR", "MAX_MULTIPLE_OF_SUFFIXES", "fixed_width_range", "integer_table",
-    "integer_term", "natural_range", "number_term",
+    "INTEGER_TABLE_DIGITS", "MAX_BOUND_DIGITS", "MAX_ELIMINATED_DIVISOR", "MAX_MULTIPLE_OF_SUFFIXES", "fixed_width_range", "integer_parts",
+    "integer_table", "integer_term", "natural_range", "number_term",
 ]
 
 #: The most decimal digits a bound (or the rounding midpoint next to it) may have: 350 hold every
@@ -478,7 +478,7 @@ def integer_term(*, minimum: object = None, maximum: object = None, exclusive_mi
 
 
 INTEGER_TABLE_DIGITS = 20
-"""`integer_table` builds the automaton of bounds of at most this many digits (every 64-bit integer);
+"""`integer_parts` takes bounds of at most this many digits (every 64-bit integer);
 a longer bound keeps its term (`integer_term`)."""
 
 _INTEGER_CLASSES = np.zeros(256, dtype=np.intp)
@@ -496,15 +496,17 @@ _ZERO: _Completions = (((0, 0),), None)  # nothing more may come (a lone zero re
 _START, _MINUS_READ = -1, -2  # the states before any byte and after a leading minus sign
 
 
-def integer_table(*, minimum: object = None, maximum: object = None, exclusive_minimum: object = None,
-                  exclusive_maximum: object = None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """A DFA of `integer_term`'s language under these bounds (no ``multipleOf``) as (each byte's
-    class, the transitions per class with DEAD = -1, whether each state accepts; start 0), built
-    from the bounds' integers directly, no derivative taken: a state is what may still follow (its
-    `_Completions`), the start and the state after the minus sign apart. The states are those of
-    the canonical DFA but for those two, which another state may equal. None when a bound has more
-    than `INTEGER_TABLE_DIGITS` digits, or no integer satisfies the bounds. The caller has checked
-    the keywords (`integer_term`)."""
+IntegerParts = tuple[tuple[int, int | None] | None, tuple[int, int | None] | None]
+"""The integers `integer_term` allows under bounds, as the magnitudes written without a minus sign
+and those behind one: each the first and last (None: no limit), or None for none."""
+
+
+def integer_parts(*, minimum: object = None, maximum: object = None, exclusive_minimum: object = None,
+                  exclusive_maximum: object = None) -> IntegerParts | None:
+    """The `IntegerParts` of the integers within these bounds (the same keywords give the same
+    language, and so do different spellings of one: 1 and 1.0, ``minimum: 1`` and
+    ``exclusiveMinimum: 0``); None when a bound has more than `INTEGER_TABLE_DIGITS` digits or no
+    integer satisfies them. The caller has checked the keywords (`integer_term`)."""
     lo, hi = _Bounds(minimum, maximum, exclusive_minimum, exclusive_maximum).exact()
     parts: list[tuple[int, int | None] | None] = []
     for part in _signed_parts(lo, hi):
@@ -515,8 +517,15 @@ def integer_table(*, minimum: object = None, maximum: object = None, exclusive_m
                 return None
             part = None if last is not None and last < first else (first, last)
         parts.append(part)
-    if parts == [None, None]:
-        return None
+    return None if parts == [None, None] else (parts[0], parts[1])
+
+
+def integer_table(parts: IntegerParts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A DFA of `integer_term`'s language for these `integer_parts` as (each byte's class, the
+    transitions per class with DEAD = -1, whether each state accepts; start 0), built from the
+    integers directly, no derivative taken: a state is what may still follow (its `_Completions`),
+    the start and the state after the minus sign apart. The states are those of the canonical DFA
+    but for those two, which another state may equal."""
     numbers: dict[object, int] = {_START: 0}  # states numbered as found, breadth first
     todo: list[object] = [_START]
     rows, accept = [], []

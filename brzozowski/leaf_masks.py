@@ -334,15 +334,17 @@ NUMERAL_BITS = sum(1 << b for b in b"-0123456789")
 
 class Numerals(NamedTuple):
     """The tokens of a vocabulary that begin with a byte of `NUMERAL_BITS` (the only ones that
-    live in a leaf reading no other byte), ..."""
+    live in a leaf reading no other byte), in the order of their first bytes: ..."""
 
     tokens: np.ndarray
-    """... their ids (ascending), ..."""
+    """... their ids, ..."""
     lengths: np.ndarray
     """... their lengths, ..."""
     columns: np.ndarray
-    """... and their bytes by position: row d holds each token's byte d, up to and including the
-    first byte outside `NUMERAL_BITS` (uint8, 0 past that)."""
+    """... their bytes by position: row d holds each token's byte d, up to and including the
+    first byte outside `NUMERAL_BITS` (uint8, 0 past that), ..."""
+    starts: dict[int, tuple[int, int]]
+    """... and where the tokens of each first byte lie (start, end)."""
 
 
 def numerals(trie: VocabTrie) -> Numerals:
@@ -351,41 +353,47 @@ def numerals(trie: VocabTrie) -> Numerals:
 
 
 def _numerals(trie: VocabTrie) -> Numerals:
-    rows: list[bytes] = []
-    tokens, lengths = [], []
-    for t, data in enumerate(trie.tokens):
-        if data and (NUMERAL_BITS >> data[0]) & 1:
-            width = next((i for i, b in enumerate(data) if not (NUMERAL_BITS >> b) & 1), len(data) - 1) + 1
-            rows.append(data[:width])
-            tokens.append(t)
-            lengths.append(len(data))
+    found = sorted((data[0], t, data) for t, data in enumerate(trie.tokens)
+                   if data and (NUMERAL_BITS >> data[0]) & 1)
+    rows = [data[:next((i for i, b in enumerate(data) if not (NUMERAL_BITS >> b) & 1), len(data) - 1) + 1]
+            for _, _, data in found]
     columns = np.zeros((max(map(len, rows), default=1), len(rows)), dtype=np.uint8)
     for i, row in enumerate(rows):
         columns[: len(row), i] = np.frombuffer(row, dtype=np.uint8)
-    found = Numerals(np.array(tokens, dtype=np.intp), np.array(lengths, dtype=np.intp), columns)
-    for array in found:
+    firsts = [first for first, _, _ in found]
+    starts = {b: (firsts.index(b), len(firsts) - firsts[::-1].index(b)) for b in set(firsts)}
+    tokens = np.array([t for _, t, _ in found], dtype=np.intp)
+    lengths = np.array([len(data) for _, _, data in found], dtype=np.intp)
+    for array in (tokens, lengths, columns):
         array.setflags(write=False)
-    return found
+    return Numerals(tokens, lengths, columns, starts)
 
 
 def _numeral_exits(trie: VocabTrie, table: FormatTable, q: int) -> LeafExits:
     """`leaf_exits` of state q of a table that reads only `NUMERAL_BITS`: the vocabulary's
-    `numerals` read through the table one byte position at a time, the tokens still alive at once."""
+    `numerals` read through the table one byte position at a time, the tokens still alive at
+    once (from the first bytes that live from q: a digit's tokens, not the minus sign's)."""
     found = numerals(trie)
     n_classes = table.columns.shape[1]
     coded = np.zeros((len(table.columns) + 1, n_classes), dtype=np.intp)  # state s coded s + 1, DEAD 0
     coded[1:] = table.columns + 1
     coded = coded.ravel()
     accepting = np.concatenate(([False], table.accept))
-    alive = np.arange(len(found.tokens))  # the tokens read so far without dying (indexes into found)
-    codes = np.full(len(alive), (q + 1) * n_classes, dtype=np.intp)
+    groups = [(found.starts[b], int(coded[(q + 1) * n_classes + table.classes[b]])) for b in sorted(found.starts)]
+    groups = [(span, target) for span, target in groups if target]
+    if not groups:
+        alive = state = np.zeros(0, dtype=np.intp)
+    else:  # (the first byte read per group of tokens, not per token)
+        alive = np.concatenate([np.arange(*span) for span, _ in groups])
+        state = np.repeat([target for _, target in groups], [end - start for (start, end), _ in groups])
     inside, tokens, offsets, after = [], [], [], []
     for d in range(1, len(found.columns) + 1):
-        state = coded.take(codes + table.classes.take(found.columns[d - 1].take(alive)))
-        live = np.flatnonzero(state)
-        if not len(live):
+        if d > 1:
+            state = coded.take(state * n_classes + table.classes.take(found.columns[d - 1].take(alive)))
+            live = np.flatnonzero(state)
+            alive, state = alive.take(live), state.take(live)
+        if not len(alive):
             break
-        alive, state = alive.take(live), state.take(live)
         lengths = found.lengths.take(alive)
         inside.append(alive[lengths == d])
         leaving = alive[accepting.take(state) & (lengths > d)]
@@ -393,11 +401,10 @@ def _numeral_exits(trie: VocabTrie, table: FormatTable, q: int) -> LeafExits:
             tokens.append(leaving)
             offsets.append(np.full(len(leaving), d, dtype=np.intp))
             after.append(found.columns[d].take(leaving).astype(np.intp))
-        codes = state * n_classes
     none = np.zeros(0, dtype=np.intp)
     exit_tokens, exit_offsets, exit_bytes = (np.concatenate(arrays) if arrays else none
                                              for arrays in (tokens, offsets, after))
-    inside_tokens = found.tokens.take(np.sort(np.concatenate(inside))) if inside else none
+    inside_tokens = np.sort(found.tokens.take(np.concatenate(inside))) if inside else none
     return _frozen(LeafExits(inside_tokens, bool(table.accept[q]), found.tokens.take(exit_tokens),
                              exit_offsets, exit_bytes, None))
 

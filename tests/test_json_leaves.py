@@ -29,7 +29,7 @@ from brzozowski.format_automata import FormatTable
 from brzozowski.errors import SchemaError
 from brzozowski.json_formats import FORMAT_PATTERNS
 from brzozowski.json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
-from brzozowski.json_numbers import INTEGER_TABLE_DIGITS, integer_table, integer_term
+from brzozowski.json_numbers import INTEGER_TABLE_DIGITS, integer_parts, integer_table, integer_term
 from brzozowski.json_strings import encoded_chars
 from brzozowski.lazy import DEAD, LazyDFA
 from brzozowski.schema import INTEGER, NUMBER, STRING
@@ -161,7 +161,7 @@ def test_bounded_integers_are_one_table_whose_language_is_integer_terms(kw):
     `INTEGER_TABLE_DIGITS` digits keeps the term, and so does ``multipleOf``."""
     atom, term = json_integer_term(**kw), integer_term(**kw)
     if any(len(str(abs(math.floor(Fraction(v))))) > INTEGER_TABLE_DIGITS for v in kw.values()):
-        assert integer_table(**kw) is None and atom is term
+        assert integer_parts(**kw) is None and atom is term
         return
     assert atom.kind == K_LEAF and isinstance(atom.table.dfa, FormatTable)
     reference = regex_to_dfa(term)
@@ -176,12 +176,12 @@ def test_bounded_integers_are_one_table_whose_language_is_integer_terms(kw):
 def test_integer_tables_for_any_bounds_are_integer_terms_languages(lo, hi, lo_exclusive, hi_exclusive):
     kw = {("exclusive_minimum" if lo_exclusive else "minimum"): lo,
           ("exclusive_maximum" if hi_exclusive else "maximum"): hi}
-    arrays = integer_table(**kw)
+    parts = integer_parts(**kw)
     term = integer_term(**kw)
-    if arrays is None:  # only when no integer satisfies the bounds
+    if parts is None:  # only when no integer satisfies the bounds
         assert term is EMPTY
     else:  # the canonical DFA's states, but for the start and the state after "-" (may equal one)
-        table, reference = FormatTable(*arrays), regex_to_dfa(term)
+        table, reference = FormatTable(*integer_table(parts)), regex_to_dfa(term)
         assert _table_dfa(table) == reference, kw
         assert table.n_states <= len(reference.accept) + 2, kw
 
