@@ -805,6 +805,10 @@ class TokenIndex:
                         mask = self._opening_mask(state, bits)
                     if mask is None:
                         mask = self._literal_mask(state)
+                    if mask is None and term is not None:
+                        split = _options_of(term)
+                        if split is not None and len(split[0]) > 1:
+                            mask = self._options_mask(*split)
         if mask is None:
             mask = self._walk(state)
         self.walks += 1
@@ -1165,7 +1169,9 @@ class TokenIndex:
         _, after, fewest, most = opened
         mask = self._string_mask(strings.opening, after, fewest, most, bits)
         if other_bytes:  # a number, an object, null... may come instead (walked: none, if none lives)
-            others = self._walk(state, skip=0x22)
+            others = self._others_than_strings(s)
+            if others is None:
+                others = self._walk(state, skip=0x22)
             if others.__class__ is list:
                 _set_tokens(mask, others)
             elif bits:
@@ -1173,6 +1179,19 @@ class TokenIndex:
             else:
                 mask |= others
         return mask
+
+    def _others_than_strings(self, term: int | Term) -> np.ndarray | list[int] | None:
+        """For `_opening_mask`: the tokens of a term's options that do not begin with the quote,
+        by `_options_mask` (null, an integer leaf); None if an option begins with the quote and
+        another byte, or one of the others is not served so."""
+        split = _options_of(term) if term.__class__ is Term else None
+        if split is None:
+            return None
+        options, then = split
+        others = [option for option in options if not option.first & _QUOTE_BIT]
+        if any(option.first & _QUOTE_BIT and option.first != _QUOTE_BIT for option in options) or not others:
+            return None
+        return self._options_mask(others, then)
 
     def _literal_mask(self, state: int) -> np.ndarray | list[int] | None:
         """The mask of a state whose term is options that each begin with a byte string (the
@@ -1254,13 +1273,39 @@ class TokenIndex:
         other state, or a leaf state the tables do not serve."""
         if self._state_of is None or self._expansion != "auto":
             return None
-        head, after = _split(self.automaton.term(state))
+        return self._leaf_term_mask(self.automaton.term(state), bits)
+
+    def _leaf_term_mask(self, term: Term, bits: bool = False) -> np.ndarray | list[int] | None:
+        """`_leaf_mask` of a term."""
+        head, after = _split(term)
         if head.kind != K_LEAF:
             return None
         self.leaf_masks += 1
         if head.first.bit_count() >= WIDE_LEAF_BYTES:
             return self._leaf_tables_mask(head.table, head.lo, after, bits)
         return self._leaf_exits_mask(head, after)
+
+    def _options_mask(self, options: Sequence[Term], then: Term | None) -> np.ndarray | list[int] | None:
+        """The mask of ``(o₁ | … | oₖ)·T`` (T None: none) where a leaf or a byte string begins each
+        option (a bounded integer or null, ``anyOf``): the union of the masks of the ``oᵢ·T``,
+        each from its leaf's tables (`_leaf_term_mask`) or read along its words (`_literal_tokens`),
+        exact as a token lives iff it lives in one option. None if an option is neither, or its
+        mask would be walked (the state is walked whole: no union is cheaper)."""
+        served = self.leaf_masks
+        found: list = []
+        for option in options:
+            term = option if then is None else concat(option, then)
+            mask = self._literal_tokens(term) if _is_word(term) else self._leaf_term_mask(term)
+            if mask is None:
+                self.leaf_masks = served
+                return None
+            found.append(mask)
+        if all(mask.__class__ is list for mask in found):
+            return [t for mask in found for t in mask]
+        union = np.zeros(self.vocab_size, dtype=bool)
+        for mask in found:
+            union[mask] = True  # (ids, or a bool mask)
+        return union
 
     def _leaf_tables_mask(self, automaton: LeafAutomaton, q: int, after: Term,
                           bits: bool = False) -> np.ndarray | None:

@@ -429,6 +429,41 @@ def test_format_tries_keep_formats_only():
     assert _partition.cache_info().currsize == before
 
 
+UNION_SCHEMA = {"type": "object", "properties": {
+    "a": {"anyOf": [{"type": "integer", "minimum": -3, "maximum": 250}, {"type": "null"}]},
+    "b": {"type": ["string", "integer"]},
+    "c": {"anyOf": [{"type": "integer", "minimum": 1}, {"enum": ["x", 7, True]}]},
+    "d": {"type": ["string", "integer", "null"], "maximum": 99}},
+    "additionalProperties": False}
+UNION_TEXTS = [b'{"a":', b'{"a":2', b'{"b":', b'{"b":1', b'{"c":', b'{"a":null,"c":1', b'{"c":"', b'{"d":',
+               b'{"d":9']
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab=number_tokens)
+def test_a_value_that_may_be_an_integer_or_words_is_the_union_of_its_options_masks(vocab):
+    """Before a value that ``anyOf`` or a list of types makes a bounded integer (a leaf) or words
+    (null, an enum), or a string or an integer: the mask is the union of the options' masks, each
+    from its leaf's exits or read along its words (`TokenIndex._options_mask`), no walk; every
+    mask of the walk's states is the definition, token by token."""
+    vocab = [*vocab, b"n", b"null", b"nu", b'null}', b"true", b"tr", b'"x', b'"x"}', b"7}", b"-3", b"250", None]
+    eos = len(vocab) - 1
+    lazy = compile_json_schema(UNION_SCHEMA)
+    index = TokenIndex(lazy, vocab, eos_id=eos)
+    served, walked = [], []
+    with pytest.MonkeyPatch.context() as patch:
+        options_mask, walk = TokenIndex._options_mask, TokenIndex._walk
+        patch.setattr(TokenIndex, "_options_mask", lambda self, *args: served.append(options_mask(self, *args)) or served[-1])
+        patch.setattr(TokenIndex, "_walk", lambda self, state, *args: walked.append(state) or walk(self, state, *args))
+        for text in UNION_TEXTS:
+            state = lazy.step(lazy.start, text)
+            before = len(walked)
+            assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, eos)), text
+            if text.endswith(b":"):
+                assert len(walked) == before and served and served[-1] is not None, text
+    assert len([mask for mask in served if mask is not None]) >= 3
+
+
 def test_a_leaf_whose_follower_begins_with_its_own_bytes_is_walked():
     """When a byte both continues an accepting leaf state and begins what follows (``[0-9]+``
     then ``[0-9a]``), what follows cannot be walked alone: the state is walked whole."""
