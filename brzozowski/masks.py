@@ -52,8 +52,11 @@ Five shortcuts keep masks the same and make them cheaper:
   inside a ``format``'s string is a leaf's state followed by what comes after the string
   (`brzozowski.leaves`): the leaf state's tables, per vocabulary and shared by every schema that
   names the format, give its mask the same way (`TokenIndex._leaf_mask`); so do the states of a
-  number without keywords (a leaf too). Where a bitmask is asked for, these masks are composed
-  packed: the tables' ``inside`` as a bitmask, the few tokens past the quote set by byte.
+  number without keywords and of a bounded integer (leaves too). A value that may be one of
+  several such (an integer or null, a string or an integer) is the union of its options' masks
+  (`TokenIndex._options_mask`; beside a string, of the options other than it). Where a bitmask
+  is asked for, these masks are composed packed: the tables' ``inside`` as a bitmask, the few
+  tokens past the quote set by byte.
 - **Keys.** A state at or inside an open object's key (listed names, then any other plain-ASCII
   key) gets its mask from the per-vocabulary plain-key tables
   (`brzozowski.string_masks.key_tables`): every token of plain bytes, and the tokens past a plain
