@@ -28,6 +28,9 @@ References: RFC 8259 (JSON), RFC 3629 (UTF-8), JSON Schema Validation (draft 202
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Hashable
+
 from .ecma_regex import Piece, parse_pattern
 from .errors import EmptyLanguageError, SchemaError
 from .format_automata import FormatTable, format_dfa
@@ -165,14 +168,28 @@ def _integer_leaf(keywords: dict[str, object]) -> Term | None:
         return None
     found = _INTEGER_LEAVES.get(parts)
     if found is None:
-        while len(_INTEGER_LEAVES) >= MAX_NUMBER_LEAVES:  # full: the oldest goes
-            _INTEGER_LEAVES.pop(next(iter(_INTEGER_LEAVES)), None)
         positive, negative = parts
         written = ([] if negative is None else [f"{'' if negative[1] is None else -negative[1]}..{-negative[0]}"]) \
             + ([] if positive is None else [f"{positive[0]}..{'' if positive[1] is None else positive[1]}"])
-        found = _INTEGER_LEAVES[parts] = table_leaf(FormatTable(*integer_table(parts)),
-                                                    f"integer {' '.join(written)}")
+        found = _kept(_INTEGER_LEAVES, parts, table_leaf(FormatTable(*integer_table(parts)),
+                                                         f"integer {' '.join(written)}"))
     return found
+
+
+def _kept(cache: dict, key: Hashable, value: object) -> object:
+    """`value` kept under `key` in `cache` (at most `MAX_NUMBER_LEAVES` entries, the oldest out
+    first), or what another thread kept there meanwhile: one thread at a time evicts and inserts."""
+    with _CACHE_LOCK:
+        found = cache.get(key)
+        if found is not None:
+            return found
+        while len(cache) >= MAX_NUMBER_LEAVES:
+            cache.pop(next(iter(cache)))
+        cache[key] = value
+        return value
+
+
+_CACHE_LOCK = threading.Lock()
 
 
 _INTEGER_LEAVES: dict[tuple, Term] = {}
@@ -197,9 +214,7 @@ def _numbers(build, notes: list[str] | None, **keywords: object) -> Term:
             term = _PLAIN_NUMBERS.setdefault(term, shared_leaf(term))
         found = (term, tuple(made))
         if key is not None:
-            while len(_NUMBER_LEAVES) >= MAX_NUMBER_LEAVES:  # full: the oldest goes
-                _NUMBER_LEAVES.pop(next(iter(_NUMBER_LEAVES)), None)
-            _NUMBER_LEAVES[key] = found
+            found = _kept(_NUMBER_LEAVES, key, found)
     if notes is not None:
         notes.extend(found[1])
     return found[0]

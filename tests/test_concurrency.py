@@ -205,3 +205,20 @@ def test_threads_masking_inside_one_new_format_leaf_get_the_definition(tiny_swit
             expected.append(mask)
         for masks in per_thread:
             assert all(np.array_equal(got, want) for got, want in zip(masks, expected)), bound
+
+
+def test_threads_making_the_same_bounded_integers_get_one_atom_and_a_full_cache_stays_bounded(tiny_switch_interval):
+    """Threads asking at once for the integers under the same new bounds (while the bounded cache
+    of integer tables is full and evicting) all get the one atom kept for that language, and its
+    language is the term's; the cache never holds more than its bound."""
+    from brzozowski import json_leaves
+    from brzozowski.dfa import canonical
+    from brzozowski.json_numbers import integer_term
+
+    bounds = [{"minimum": 1000 + n, "maximum": 5000 + 7 * n} for n in range(json_leaves.MAX_NUMBER_LEAVES + 40)]
+    results = run_together(lambda kw, _: json_leaves.json_integer_term(**kw), bounds)
+    assert len(json_leaves._INTEGER_LEAVES) <= json_leaves.MAX_NUMBER_LEAVES
+    for kw, atoms in zip(bounds[::9], results[::9]):
+        assert all(atom is atoms[0] for atom in atoms), kw
+        dfa = atoms[0].table.dfa.to_dfa()
+        assert canonical(dfa.accept, dfa.trans) == regex_to_dfa(integer_term(**kw)), kw
