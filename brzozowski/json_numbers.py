@@ -350,8 +350,11 @@ def _as_fraction(value: object, keyword: str) -> Fraction | None:
     if isinstance(value, float) and not math.isfinite(value):
         raise SchemaError(f"{keyword} must be a finite number, got {value!r}", "", keyword)
     exact = Fraction(value)
-    if len(str(abs(exact.numerator))) > MAX_BOUND_DIGITS:
-        raise SchemaError(f"{keyword} {value!r} has more than {MAX_BOUND_DIGITS} digits: give a smaller bound",
+    numerator = abs(exact.numerator)
+    huge = numerator.bit_length() > 4 * MAX_BOUND_DIGITS  # (its decimal string is not made: Python caps them)
+    if huge or len(str(numerator)) > MAX_BOUND_DIGITS:
+        shown = f"(an integer of {numerator.bit_length()} bits)" if huge else repr(value)
+        raise SchemaError(f"{keyword} {shown} has more than {MAX_BOUND_DIGITS} digits: give a smaller bound",
                           "", keyword)
     return exact
 
@@ -513,8 +516,9 @@ def integer_parts(*, minimum: object = None, maximum: object = None, exclusive_m
         if part is not None:
             first, last = _natural_interval(*part)
             first = max(first, 0)
-            if len(str(first if last is None else max(first, last))) > INTEGER_TABLE_DIGITS:
-                return None
+            top = first if last is None else max(first, last)
+            if top.bit_length() > 4 * INTEGER_TABLE_DIGITS or len(str(top)) > INTEGER_TABLE_DIGITS:
+                return None  # (the bit length first: no decimal string of a huge bound is made)
             part = None if last is not None and last < first else (first, last)
         parts.append(part)
     return None if parts == [None, None] else (parts[0], parts[1])

@@ -213,6 +213,19 @@ def test_the_integer_digit_limit_is_the_documented_one():
     assert re.fullmatch(json_schema_to_regex({"const": 10 ** (limit - 1)}), "1" + "0" * (limit - 1))
 
 
+@pytest.mark.parametrize("keyword", ["minimum", "exclusiveMaximum"])
+@pytest.mark.parametrize("kind", ["integer", "number"])
+def test_a_bound_past_pythons_digit_limit_is_a_schema_error_naming_it(keyword, kind):
+    """A bound with more digits than Python will write as a string (4,300) is refused as any bound
+    of more than 350 digits is: a `SchemaError` at the keyword, no decimal string of it made."""
+    from brzozowski import compile_json_schema
+    from brzozowski.errors import SchemaError
+
+    with pytest.raises(SchemaError, match=f"{keyword} \\(an integer of 16610 bits\\) has more than 350 digits") as raised:
+        compile_json_schema({"type": kind, keyword: 10**5000})
+    assert raised.value.pointer == f"/{keyword}"
+
+
 # -- sampling ----------------------------------------------------------------------------------
 
 
