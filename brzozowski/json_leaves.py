@@ -140,9 +140,10 @@ MAX_NUMBER_LEAVES = 64
 keep, by keywords: real schemas repeat a few (no bounds, ``minimum: 0``, ``exclusiveMinimum: 0``,
 which costs ~8 ms: a double's decimals reach 324 digits), built once per process instead of once
 per schema. Full, each new one evicts the oldest; each entry holds its terms only (a few hundred
-for most bounds; for bounded integers the atom of a table of a few states), not their derivatives: kept derivatives (`brzozowski.derivatives.keep_derivatives`)
-hold the automaton's loops strongly (∂0 of ``[0-9]*`` is itself), so an evicted entry would be
-cyclic garbage for the next full collection, and bounds churn more than patterns do."""
+for most bounds; for bounded integers the atom of a table of a few states), not their derivatives:
+kept derivatives (`brzozowski.derivatives.keep_derivatives`) hold the automaton's loops strongly
+(∂0 of ``[0-9]*`` is itself), so an evicted entry would be cyclic garbage for the next full
+collection, and bounds churn more than patterns do."""
 
 _NUMBER_LEAVES: dict[tuple, tuple[Term, tuple[str, ...]]] = {}
 

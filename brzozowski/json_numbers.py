@@ -48,8 +48,9 @@ from .lazy import is_empty
 from .terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, inter, literal, repeat, star
 
 __all__ = [
-    "INTEGER_TABLE_DIGITS", "MAX_BOUND_DIGITS", "MAX_ELIMINATED_DIVISOR", "MAX_MULTIPLE_OF_SUFFIXES", "fixed_width_range", "integer_parts",
-    "integer_table", "integer_term", "natural_range", "number_term",
+    "INTEGER_TABLE_DIGITS", "MAX_BOUND_DIGITS", "MAX_ELIMINATED_DIVISOR", "MAX_MULTIPLE_OF_SUFFIXES",
+    "IntegerParts", "fixed_width_range", "integer_parts", "integer_table", "integer_term", "natural_range",
+    "number_term",
 ]
 
 #: The most decimal digits a bound (or the rounding midpoint next to it) may have: 350 hold every
@@ -497,6 +498,7 @@ value describes each language: no interval at or past that count, none trailing 
 
 _ZERO: _Completions = (((0, 0),), None)  # nothing more may come (a lone zero read, or a bound)
 _START, _MINUS_READ = -1, -2  # the states before any byte and after a leading minus sign
+_POWERS = [10**k for k in range(INTEGER_TABLE_DIGITS + 2)]  # 10**k, k digits to come
 
 
 IntegerParts = tuple[tuple[int, int | None] | None, tuple[int, int | None] | None]
@@ -591,9 +593,6 @@ def _next_completions(state: _Completions, d: int) -> _Completions:
         moved.append(None if lowest >= scale or highest < 0
                      else (lowest if lowest > 0 else 0, highest if highest < scale else scale - 1))
     return _normal(moved, None if full is None else max(full - 1, 0))
-
-
-_POWERS = [10**k for k in range(INTEGER_TABLE_DIGITS + 2)]
 
 
 def _normal(intervals: list[tuple[int, int] | None], full: int | None) -> _Completions:

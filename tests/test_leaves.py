@@ -453,7 +453,8 @@ def test_a_value_that_may_be_an_integer_or_words_is_the_union_of_its_options_mas
     served, walked = [], []
     with pytest.MonkeyPatch.context() as patch:
         options_mask, walk = TokenIndex._options_mask, TokenIndex._walk
-        patch.setattr(TokenIndex, "_options_mask", lambda self, *args: served.append(options_mask(self, *args)) or served[-1])
+        patch.setattr(TokenIndex, "_options_mask",
+                      lambda self, *args: served.append(options_mask(self, *args)) or served[-1])
         patch.setattr(TokenIndex, "_walk", lambda self, state, *args: walked.append(state) or walk(self, state, *args))
         for text in UNION_TEXTS:
             state = lazy.step(lazy.start, text)
