@@ -59,9 +59,9 @@ if TYPE_CHECKING:
     from .vocabulary import VocabTrie
 
 __all__ = [
-    "FORMAT_TRIE_LIVE_BYTES", "LEAF_TABLE_BYTES", "NARROW_FORMATS", "PREPARED_DEPTH", "PREPARED_FORMATS",
-    "WIDE_LEAF_BYTES", "FormatTrie", "LeafExits", "format_trie", "leaf_exits", "leaf_tables",
-    "prepare_leaves",
+    "FORMAT_TRIE_LIVE_BYTES", "LEAF_TABLE_BYTES", "NARROW_FORMATS", "NUMERAL_BITS", "PREPARED_DEPTH",
+    "PREPARED_FORMATS", "WIDE_LEAF_BYTES", "FormatTrie", "LeafExits", "Numerals", "format_trie", "leaf_exits",
+    "leaf_tables", "numeral_leaf", "numerals", "prepare_leaves",
 ]
 
 LEAF_TABLE_BYTES = 32 * 1024 * 1024
@@ -274,7 +274,8 @@ class LeafExits(NamedTuple):
     """Whether the state itself accepts (an exit before any byte)."""
     exit_tokens: np.ndarray
     """Every (token, offset) where the leaf, reading the token, is in an accepting state after
-    ``offset`` bytes (0 < offset < its length): the tokens, ..."""
+    ``offset`` bytes (0 < offset < its length) — for a table that reads only `NUMERAL_BITS`, those
+    where the byte after is not one of them (`numeral_leaf`): the tokens, ..."""
     exit_offsets: np.ndarray
     """... the offsets, ..."""
     exit_bytes: np.ndarray
@@ -300,7 +301,7 @@ def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
 def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
     """`leaf_exits`, built (the caller holds the automaton's lock): off the vocabulary's `numerals`
     for a table that reads only their bytes, else walked (`_walked_exits`)."""
-    if automaton.live_bytes is not None and not automaton.live_bytes & ~NUMERAL_BITS:
+    if numeral_leaf(automaton):
         return _numeral_exits(trie, automaton.dfa, q)
     return _walked_exits(trie, automaton, q)
 
@@ -343,6 +344,8 @@ class Numerals(NamedTuple):
     columns: np.ndarray
     """... their bytes by position: row d holds each token's byte d, up to and including the
     first byte outside `NUMERAL_BITS` (uint8, 0 past that), ..."""
+    numeral_lengths: np.ndarray
+    """... how many of their bytes come before the first outside `NUMERAL_BITS`, ..."""
     starts: dict[int, tuple[int, int]]
     """... and where the tokens of each first byte lie (start, end)."""
 
@@ -350,6 +353,11 @@ class Numerals(NamedTuple):
 def numerals(trie: VocabTrie) -> Numerals:
     """The vocabulary's `Numerals` (built once, with the vocabulary: `prepare_leaves`)."""
     return Numerals._make(kept_on(trie, ("numerals",), lambda: tuple(_numerals(trie))))
+
+
+def numeral_leaf(automaton: LeafAutomaton) -> bool:
+    """Whether `automaton` is a table that reads only `NUMERAL_BITS` (its exits are `_numeral_exits`)."""
+    return automaton.live_bytes is not None and not automaton.live_bytes & ~NUMERAL_BITS
 
 
 def _numerals(trie: VocabTrie) -> Numerals:
@@ -364,15 +372,19 @@ def _numerals(trie: VocabTrie) -> Numerals:
     starts = {b: (firsts.index(b), len(firsts) - firsts[::-1].index(b)) for b in set(firsts)}
     tokens = np.array([t for _, t, _ in found], dtype=np.intp)
     lengths = np.array([len(data) for _, _, data in found], dtype=np.intp)
-    for array in (tokens, lengths, columns):
+    numeral_lengths = np.array([len(row) if (NUMERAL_BITS >> row[-1]) & 1 else len(row) - 1 for row in rows],
+                               dtype=np.intp)
+    for array in (tokens, lengths, columns, numeral_lengths):
         array.setflags(write=False)
-    return Numerals(tokens, lengths, columns, starts)
+    return Numerals(tokens, lengths, columns, numeral_lengths, starts)
 
 
 def _numeral_exits(trie: VocabTrie, table: FormatTable, q: int) -> LeafExits:
     """`leaf_exits` of state q of a table that reads only `NUMERAL_BITS`: the vocabulary's
     `numerals` read through the table one byte position at a time, the tokens still alive at
-    once (from the first bytes that live from q: a digit's tokens, not the minus sign's)."""
+    once (from the first bytes that live from q: a digit's tokens, not the minus sign's). Its exits
+    are those where the byte after is not a numeral's (a token that leaves after a digit for another
+    digit is no exit): what follows such a leaf in a mask begins with none (`numeral_leaf`)."""
     found = numerals(trie)
     n_classes = table.columns.shape[1]
     coded = np.zeros((len(table.columns) + 1, n_classes), dtype=np.intp)  # state s coded s + 1, DEAD 0
@@ -396,7 +408,7 @@ def _numeral_exits(trie: VocabTrie, table: FormatTable, q: int) -> LeafExits:
             break
         lengths = found.lengths.take(alive)
         inside.append(alive[lengths == d])
-        leaving = alive[accepting.take(state) & (lengths > d)]
+        leaving = alive[accepting.take(state) & (found.numeral_lengths.take(alive) == d) & (lengths > d)]
         if len(leaving):
             tokens.append(leaving)
             offsets.append(np.full(len(leaving), d, dtype=np.intp))

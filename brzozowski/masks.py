@@ -133,7 +133,7 @@ from .derivatives import derivative, derivative_classes, derivative_of_string
 from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
 from .json_strings import PLAIN_KEY_BITS, PLAIN_KEY_TRIES
 from .lazy import is_empty
-from .leaf_masks import WIDE_LEAF_BYTES, leaf_exits, leaf_tables
+from .leaf_masks import NUMERAL_BITS, WIDE_LEAF_BYTES, leaf_exits, leaf_tables, numeral_leaf
 from .string_masks import (StringTables, count_bound_bits, count_tables, key_tables, over_bound, packed, quote_suffixes,
                            recognize, recognize_counted, string_automaton, string_tables)
 from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, K_STAR, Term, byte_set, concat, star
@@ -1331,6 +1331,9 @@ class TokenIndex:
         exits = leaf_exits(self.trie, leaf.table, leaf.lo)
         found = [exits.inside]
         if _live_term(after, self.automaton.max_states):
+            if after.first & NUMERAL_BITS and numeral_leaf(leaf.table):  # (its exits before a numeral not listed)
+                self.leaf_masks -= 1
+                return None
             if exits.accepts:
                 if leaf.first & after.first:
                     self.leaf_masks -= 1
