@@ -205,8 +205,9 @@ class Vocabulary:
     states), or None. Building it builds the byte trie (~0.2 s over o200k_base, shared with every
     other `Vocabulary` of the same tokens), the JSON-string tables (`brzozowski.string_masks`,
     ~0.1 s), and the formats' class tries, the tables of their first states, the exits of every
-    state of the narrow formats (a date's, a UUID's) and of the plain numbers
-    (`brzozowski.leaf_masks.prepare_leaves`, ~0.3 s); all are kept on the trie (~50 MB in all
+    state of the narrow formats (a date's, a UUID's) and of the plain numbers, and the tokens that
+    begin with a digit or a minus sign, which bounded integers read (`brzozowski.leaf_masks.
+    prepare_leaves`, ~0.4 s); all are kept on the trie (~50 MB in all
     over o200k_base). Passing a `Vocabulary` to `brzozowski.masks.TokenIndex` then costs
     microseconds per index; passing the token list makes every index look the trie up by the
     tokens' contents (hashing every token: ~10-30 ms over o200k_base).
