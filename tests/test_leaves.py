@@ -467,6 +467,56 @@ def test_a_value_that_may_be_an_integer_or_words_is_the_union_of_its_options_mas
     assert len([mask for mask in served if mask is not None]) >= 3
 
 
+def _random_integer_value(rng, depth: int = 0) -> dict:
+    """A schema of bounded integers: alone, beside null, a string, an enum or another integer
+    (``anyOf``, a list of types), in arrays and objects."""
+    def integer() -> dict:  # (bounds at least 2 apart: an integer always lies between them)
+        kw, low = {"type": "integer"}, rng.randint(-200, 200)
+        if rng.random() < 0.8:
+            kw[rng.choice(["minimum", "exclusiveMinimum"])] = low
+        if rng.random() < 0.8:
+            kw[rng.choice(["maximum", "exclusiveMaximum"])] = low + rng.randint(2, 2000)
+        return kw
+    r = rng.random()
+    if r < 0.35 or depth == 2:
+        return integer()
+    if r < 0.55:
+        return {"anyOf": [integer(), rng.choice([{"type": "null"}, {"type": "string"}, {"enum": ["x", 7, True]},
+                                                 integer()])]}
+    if r < 0.65:
+        return {"type": ["string", "integer", "null"][: rng.randint(2, 3)]}
+    if r < 0.8:
+        return {"type": "array", "items": _random_integer_value(rng, depth + 1), "maxItems": 3}
+    names = rng.sample(["a", "bb", "c"], rng.randint(1, 2))
+    return {"type": "object", "properties": {name: _random_integer_value(rng, depth + 1) for name in names}}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_masks_along_random_walks_of_random_bounded_integer_schemas_are_the_definition(seed):
+    """Random schemas of bounded integers (tables, their numeral exits, options masked one by one)
+    over a random vocabulary of digits, signs and JSON bytes: every mask along random walks is the
+    definition, token by token."""
+    import random
+
+    rng = random.Random(seed)
+    alphabet = b'0123456789-.,:"[]{}nulltruefalsxe aAb'
+    vocab = [bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 4))) for _ in range(60)]
+    vocab += [b"1", b"12", b"-", b"0", b"null", b'"', b'"x"', b",", b"]", b"}", None]
+    eos = len(vocab) - 1
+    lazy = compile_json_schema(_random_integer_value(rng), max_depth=3)
+    index = TokenIndex(lazy, vocab, eos_id=eos)
+    for _ in range(4):
+        state = lazy.start
+        for _ in range(10):
+            mask = index.mask(state)
+            assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), state
+            allowed = [t for t in np.flatnonzero(mask).tolist() if t != eos]
+            if not allowed:
+                break
+            state = lazy.step(state, vocab[rng.choice(allowed)])
+
+
 def test_a_bounded_integer_followed_by_a_digit_is_walked():
     """A bounded integer's exits list no token that leaves it before a digit or a minus sign (a JSON
     value is followed by neither): followed by ``[0-9a]``, its states are walked, and every mask is
