@@ -136,7 +136,7 @@ from .lazy import is_empty
 from .leaf_masks import NUMERAL_BITS, WIDE_LEAF_BYTES, leaf_exits, leaf_tables, numeral_leaf
 from .string_masks import (StringTables, count_bound_bits, count_tables, key_tables, over_bound, packed, quote_suffixes,
                            recognize, recognize_counted, string_automaton, string_tables)
-from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, K_STAR, Term, byte_set, concat, star
+from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, K_STAR, Term, alt, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
 if TYPE_CHECKING:
@@ -1290,15 +1290,20 @@ class TokenIndex:
 
     def _options_mask(self, options: Sequence[Term], then: Term | None) -> np.ndarray | list[int] | None:
         """The mask of ``(o₁ | … | oₖ)·T`` (T None: none) where a leaf or a byte string begins each
-        option (a bounded integer or null, ``anyOf``): the union of the masks of the ``oᵢ·T``,
-        each from its leaf's tables (`_leaf_term_mask`) or read along its words (`_literal_tokens`),
-        exact as a token lives iff it lives in one option. None if an option is neither, or its
-        mask would be walked (the state is walked whole: no union is cheaper)."""
+        option (a bounded integer or null, ``anyOf``): the union of the masks of each leaf's
+        ``oᵢ·T``, from its tables (`_leaf_term_mask`), and of the options of words, those of more
+        than one byte together, read along them (`_literal_tokens`; a long enum: one read), exact
+        as a token lives iff it lives in one option. None if
+        an option is neither, or a mask would be walked (the state is walked whole: no union is
+        cheaper)."""
+        longer = [option for option in options if option.kind == K_CONCAT and _is_word(option)]
+        parts = [(alt(*longer), self._literal_tokens)] if longer else []  # (`alt` would merge single bytes)
+        parts += [(option, self._literal_tokens if _is_word(option) else self._leaf_term_mask)
+                  for option in options if option.kind != K_CONCAT or not _is_word(option)]
         served = self.leaf_masks
         found: list = []
-        for option in options:
-            term = option if then is None else concat(option, then)
-            mask = self._literal_tokens(term) if _is_word(term) else self._leaf_term_mask(term)
+        for term, mask_of in parts:
+            mask = mask_of(term if then is None else concat(term, then))
             if mask is None:
                 self.leaf_masks = served
                 return None
