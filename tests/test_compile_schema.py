@@ -11,7 +11,7 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from jsonschema import Draft7Validator, Draft202012Validator
 
@@ -64,6 +64,17 @@ def validator(schema, draft7: bool = False):
     return cls(schema, format_checker=cls.FORMAT_CHECKER)  # the draft's own checker (`time` differs)
 
 
+def oracle_valid(check, value) -> bool:
+    """``check.is_valid(value)`` where jsonschema decides it. Through a random schema's chains of
+    ``$ref``, ``anyOf`` and ``contains``, jsonschema can recurse past Python's limit while it reads
+    one value (a limit of the oracle, not of the language): that example is rejected, another drawn
+    (under Hypothesis; elsewhere the rejection is an error)."""
+    try:
+        return check.is_valid(value)
+    except RecursionError:
+        reject()
+
+
 def assert_sound(schema, lazy: LazyDFA, seed: int, walks: int = 30, edits: bool = True,
                  draft7: bool = False, unique: bool = False) -> list[bytes]:
     check = validator(schema, draft7)
@@ -71,7 +82,7 @@ def assert_sound(schema, lazy: LazyDFA, seed: int, walks: int = 30, edits: bool 
     docs = [d for d in (sample(lazy, rng) for _ in range(walks)) if d is not None]
     for doc in docs:
         for value in parses(doc, unique):
-            assert check.is_valid(value), (schema, doc)
+            assert oracle_valid(check, value), (schema, doc)
     if edits:
         for doc in docs[:10]:
             for _ in range(20):
@@ -341,7 +352,7 @@ def test_random_schemas_are_sound(schema, options, values, seed):
     for value in values:
         for ascii_only in (True, False):
             if lazy.matches(json.dumps(value, separators=separators, ensure_ascii=ascii_only).encode()):
-                assert check.is_valid(value), value
+                assert oracle_valid(check, value), value
 
 
 def test_enum_values_are_written_with_the_separators():
