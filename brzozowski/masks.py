@@ -134,8 +134,8 @@ from .errors import InputTypeError, MaskError, StateError, TokenError, Vocabular
 from .json_strings import PLAIN_KEY_BITS, PLAIN_KEY_TRIES
 from .lazy import is_empty
 from .leaf_masks import NUMERAL_BITS, WIDE_LEAF_BYTES, leaf_exits, leaf_tables, numeral_leaf
-from .string_masks import (StringTables, count_bound_bits, count_tables, key_tables, over_bound, packed, quote_suffixes,
-                           recognize, recognize_counted, string_automaton, string_tables)
+from .string_masks import (StringTables, count_bound_bits, count_tables, key_tables, kept_on, over_bound, packed,
+                           quote_suffixes, recognize, recognize_counted, string_automaton, string_tables)
 from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, K_STAR, Term, alt, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
@@ -626,7 +626,6 @@ class TokenIndex:
         self._listed_names: dict = {}  # option -> `_listed_name` (a key state's listed names)
         self._handled: dict = {}  # (O, start) -> `_names_closing`
         self._rests: dict = {}  # state (a number, or a term) -> `_live_rests` (past a closing quote)
-        self._end_masks: dict = {}  # bits -> the mask of a state no byte goes on from (EOS alone)
         self._key_bases: dict = {}  # (q, handled, opened, bits) -> a key mask before its walk's tokens
         self._after_leaves: dict = {}  # term -> `_after_leaf`
 
@@ -787,10 +786,9 @@ class TokenIndex:
         term = self.automaton.term(state) if self._state_of is not None else None
         if term is not None and not term.first:  # no byte goes on (a document's end: it accepts)
             self.walks += 1
-            found = self._end_masks.get(bits)  # EOS alone: one read-only array for every such state
-            if found is None:
-                found = self._end_masks[bits] = self._from_ids([], True, bits)
-            return found
+            # EOS alone: one read-only array per vocabulary, for every such state of every schema
+            return kept_on(self.trie, ("end-mask", self.eos_id, bits),
+                           lambda: (self._from_ids([], True, bits),))[0]
         if term is not None and self._strings and _plain_words(term):  # (no other shortcut serves it)
             mask = self._literal_mask(state)
         elif self._strings:  # (a key state's structure first: it needs no derivative of the state)

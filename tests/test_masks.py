@@ -1305,6 +1305,13 @@ def test_the_end_of_a_document_allows_eos_alone_with_no_walk():
             patch.setattr(TokenIndex, name, lambda *args, **kwargs: pytest.fail("tried"))
         assert np.array_equal(index.mask(end), [True, False, False, False, False, False])
         assert index.bitmask(end).tolist() == [1]
+        # one array per vocabulary and EOS for every schema's end (not rebuilt per index) ...
+        other = compile_json_schema({"type": "array", "maxItems": 0}, max_depth=1)
+        other_end = other.step(other.start, b'[]')
+        shared = TokenIndex(other, vocab, eos_id=0).bitmask(other_end)
+        assert TokenIndex(lazy, vocab, eos_id=0).bitmask(end) is shared and not shared.flags.writeable
+        # ... but another EOS over the same tokens has its own
+        assert TokenIndex(other, vocab, eos_id=5).bitmask(other_end).tolist() == [1 << 5]
     for state in (lazy.start, lazy.step(lazy.start, b'{')):
         assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, 0))
 
