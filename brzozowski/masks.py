@@ -1294,6 +1294,8 @@ class TokenIndex:
         as a token lives iff it lives in one option. None if
         an option is neither, or a mask would be walked (the state is walked whole: no union is
         cheaper)."""
+        if not all(_is_word(option) or _split(option)[0].kind == K_LEAF for option in options):
+            return None  # (before any option's mask is read: the state is walked whole)
         longer = [option for option in options if option.kind == K_CONCAT and _is_word(option)]
         parts = [(alt(*longer), self._literal_tokens)] if longer else []  # (`alt` would merge single bytes)
         parts += [(option, self._literal_tokens if _is_word(option) else self._leaf_term_mask)

@@ -467,6 +467,28 @@ def test_a_value_that_may_be_an_integer_or_words_is_the_union_of_its_options_mas
     assert len([mask for mask in served if mask is not None]) >= 3
 
 
+def test_options_not_all_leaves_or_words_are_walked_whole_with_no_option_read_first():
+    """``(o₁|…|oₖ)·T`` where an option is neither a leaf nor a byte string (a star here): no
+    option's mask is read before the state is walked whole (`TokenIndex._options_mask` checks the
+    options first); the masks are the definition."""
+    vocab = [b"x", b"xx", b"ab", b"a", b"cd", b"c", b"e", b"xe", b"abe", b"d", None]
+    lazy = LazyDFA("(x*|ab|cd)e")
+    index = TokenIndex(lazy, vocab, eos_id=len(vocab) - 1)
+    whole, read = lazy.term(lazy.start), []
+    literal, walk = TokenIndex._literal_tokens, TokenIndex._walk
+
+    def literal_spy(self, term):
+        if term is not whole:  # (the state's own term is tried as words, and is not: not an option's)
+            read.append(term)
+        return literal(self, term)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TokenIndex, "_literal_tokens", literal_spy)
+        patch.setattr(TokenIndex, "_walk", lambda self, state, *args: read.append("walk") or walk(self, state, *args))
+        assert np.array_equal(index.mask(lazy.start), brute_force_mask(lazy, lazy.start, vocab, len(vocab) - 1))
+    assert read == ["walk"]
+
+
 def _random_integer_value(rng, depth: int = 0) -> dict:
     """A schema of bounded integers: alone, beside null, a string, an enum or another integer
     (``anyOf``, a list of types), in arrays and objects."""
