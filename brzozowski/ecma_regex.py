@@ -44,9 +44,9 @@ import numpy as np
 
 from .derivatives import alphabet_classes, keep_derivatives
 from .errors import SchemaError
-from .json_strings import ANY_CHAR, SCALARS, CodePoints, complement, encoded_chars, intersect, union
+from .json_strings import ANY_STRING, CodePoints, complement, encoded_chars, intersect, union
 from .syntax import MAX_REPEAT_COUNT
-from .terms import EPSILON, Term, alt, concat, repeat, star
+from .terms import EPSILON, Term, alt, concat, repeat
 
 __all__ = ["Piece", "parse_pattern", "pattern_term"]
 
@@ -124,8 +124,8 @@ class _Parser:
             if anchored_start:
                 self.pos += 1
             (body, fewest, most), anchored_end = self.alternative(top=True)
-            branches.append((concat(EPSILON if anchored_start else _ANY_STRING, body,
-                                    EPSILON if anchored_end else _ANY_STRING),
+            branches.append((concat(EPSILON if anchored_start else ANY_STRING, body,
+                                    EPSILON if anchored_end else ANY_STRING),
                              fewest, most if anchored_start and anchored_end else None))
             if self.peek() != "|":
                 break
@@ -320,9 +320,6 @@ def _either(branches: list[Piece]) -> Piece:
     mosts = [most for _, _, most in branches]
     return (alt(*(term for term, _, _ in branches)), min(fewest for _, fewest, _ in branches),
             None if None in mosts else max(mosts))
-
-
-_ANY_STRING = star(ANY_CHAR)
 
 
 def parse_pattern(pattern: str) -> Piece:

@@ -30,12 +30,13 @@ from __future__ import annotations
 import weakref
 from functools import lru_cache
 
+from .derivatives import keep_derivatives
 from .errors import SchemaError
 from .json_numbers import fixed_width_range
-from .terms import EMPTY, Term, alt, byte, byte_set, concat, literal, repeat
+from .terms import EMPTY, Term, alt, byte, byte_set, concat, literal, repeat, star
 
 __all__ = [
-    "ANY_CHAR", "CodePoints", "MAX_LENGTH_BOUND", "PLAIN_KEY_BITS", "PLAIN_KEY_TRIES", "SCALARS", "complement", "encoded_chars",
+    "ANY_CHAR", "ANY_STRING", "CodePoints", "MAX_LENGTH_BOUND", "PLAIN_KEY_BITS", "PLAIN_KEY_TRIES", "SCALARS", "complement", "encoded_chars",
     "intersect", "string_term", "union",
 ]
 
@@ -155,6 +156,12 @@ def encoded_chars(s: CodePoints) -> Term:
 
 #: One decoded character, any way JSON writes it.
 ANY_CHAR = encoded_chars(SCALARS)
+
+#: Any string's contents (``ANY_CHAR*``), its derivatives held for the life of the process
+#: (`brzozowski.derivatives.keep_derivatives`: a few dozen terms, a character begun, an escape
+#: begun): every string's inside reads a multi-byte character through this head alone
+#: (`brzozowski.derivatives.derivative_through_heads`), with no term made per schema.
+ANY_STRING = keep_derivatives(star(ANY_CHAR))
 
 #: The bytes of a *plain* key (the other property names of an open object beside listed names,
 #: `brzozowski.schema_compiler`): printable ASCII except the quote and the backslash, so one byte is

@@ -401,6 +401,9 @@ def test_a_derivative_through_heads_is_the_one_byte_by_byte(pattern, prefix, dat
     ("(?:aa?a)*c", b"aa", False),  # ∂a of the head is a?·a·…: read on, the tail's concatenation
     ("(?:a)*(?:c)?", b"aa", True),  # nullable before the first byte: declined if asked
     ("(?:ab)*c", b"abab", False),
+    ("(?:ab?c)*d", b"abca", False),  # ∂a of the head is b?·c·…: a nullable first part, not read on
+    ("(?:abc)*d", b"abcab", False),  # ∂a is b·c·…: read on as the head
+    (rb'(?:[a-z]|\xc3[\x80-\xbf]|\xe6[\x80-\xbf][\x80-\xbf])*"', "aé東b".encode(), False),  # characters
 ])
 def test_a_derivative_through_heads_on_the_cases_that_break_it(pattern, data, declined):
     """Where reading a concatenation's head alone would build another term than byte by byte."""
@@ -411,6 +414,30 @@ def test_a_derivative_through_heads_on_the_cases_that_break_it(pattern, data, de
     expected = derivative_of_string(term, data)
     assert derivative_through_heads(term, data) is expected
     assert derivative_through_heads(term, data, open_end=False) is (None if declined else expected)
+
+
+def test_a_string_reads_its_multibyte_characters_through_its_kept_contents():
+    """Inside a JSON string, a token of multi-byte characters and escapes is read through the
+    string's contents (`ANY_STRING`, whose derivatives the process keeps) alone, back into the
+    string's state (its loop known: a token of plain bytes read first): no term is made, in any
+    schema, once one schema's string has read such characters."""
+    import gc
+
+    from brzozowski import compile_json_schema, terms
+
+    texts = ["東京東京", " é", "😀😀", "\\u00e9\\n", "é東😀x"]
+    for count, name in enumerate(["a", "b", "c"]):  # each schema its own string state, dropped after
+        lazy = compile_json_schema({"type": "object", "properties": {name: {"type": "string"}}, "required": [name],
+                                    "additionalProperties": False})
+        state = lazy.step(lazy.start, f'{{"{name}":"x'.encode())
+        assert lazy.step(state, b" y") == state  # (plain bytes first: the state's loop is known)
+        before = next(terms._IDS)  # (ids are handed out in creation order)
+        for text in texts:
+            assert lazy.step(state, text.encode()) == state, text
+        if count:  # (the first schema may be the process's first string)
+            assert next(terms._IDS) == before + 1, name
+        del lazy
+        gc.collect()
 
 
 def test_a_derivative_option_by_option_declines_where_the_tail_reads_on():
