@@ -269,6 +269,24 @@ def test_nullable_but_otherwise_empty():
     assert dfa.n_states == 1 and dfa.is_accepting(0) and (dfa.row(0) == DEAD).all()
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(r=patterns, s=patterns, name=st.sampled_from(sorted(COMBINATIONS)), quick=st.sampled_from([0, 3, 10**6]))
+def test_emptiness_depth_first_breadth_first_or_both_is_the_product_constructions(r, s, name, quick):
+    """`is_empty` searches depth first within `QUICK_SEARCH` derivatives, then breadth first: with
+    no depth-first search, with one that gives up after 3 terms, and with one that never gives up,
+    the answer is the product construction's (and a found string's path is settled non-empty)."""
+    from brzozowski import lazy
+
+    build, accepts = COMBINATIONS[name]
+    accept, trans = product([_complete(r), _complete(s)], accepts)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lazy, "QUICK_SEARCH", quick)
+        term = build(parse(r), parse(s))
+        path: list = []
+        assert is_empty(term, keep=path) == (0 not in live_states(accept, trans)), (r, s, name, quick)
+    assert all(t.empty is False for t in path) and (not path or path[-1] is term)
+
+
 def test_emptiness_respects_the_state_budget():
     hard = parse("[ab]*a[ab]{12}") & parse("[ab]*b[ab]{12}") & ~parse("[ab]*")
     with pytest.raises(StateBudgetError, match="budget"):
