@@ -250,10 +250,11 @@ def derivative_through_heads(term: Term, data: bytes, keep: list[Term] | None = 
     its head H alone while ``∂b(H·T) = ∂bH · T`` (H not nullable, or T not beginning with b),
     ∂bH then read on as the next head, a concatenation too if its first part is not nullable
     (`_concat2` re-associates it onto T as it would each step's; with a nullable first part its
-    derivative is an alternation, which the rule puts in front of T, each option): one concatenation built where that run of bytes ends, not one per
-    byte (a key's bytes through a trie of other keys, a string's through its loop and through its
-    multi-byte characters, whose heads `brzozowski.json_strings.ANY_STRING` keeps). `check` sees every term built and every head derived (an
-    automaton's work budget). With ``open_end=False``, None if a term before the last byte is
+    derivative is an alternation, which the rule puts in front of T, each option): one
+    concatenation built where that run of bytes ends, not one per byte (a key's bytes through a
+    trie of other keys, a string's through its loop and through its multi-byte characters, whose
+    heads `brzozowski.json_strings.ANY_STRING` keeps). `check` sees every term built and every
+    head derived (an automaton's work budget). With ``open_end=False``, None if a term before the last byte is
     nullable (what follows would read the rest: `derivative_by_options`)."""
     i, n = 0, len(data)
     while i < n:
@@ -267,8 +268,9 @@ def derivative_through_heads(term: Term, data: bytes, keep: list[Term] | None = 
                     return None
                 head = derivative(head, data[i], keep)
                 i += 1
-                if head is EPSILON or head is EMPTY or (head.kind == K_CONCAT and head.children[0].nullable):
-                    break  # (∂ of a·r with a nullable is an alternation that ·T would distribute)
+                if head is EPSILON or head is EMPTY or (
+                        head.kind == K_CONCAT and head.children[0].nullable):
+                    break  # (∂ of a·r, a nullable, is an alternation that ·T would distribute)
                 if check is not None:
                     check(head)
             if i > start:

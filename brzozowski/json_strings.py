@@ -36,8 +36,8 @@ from .json_numbers import fixed_width_range
 from .terms import EMPTY, Term, alt, byte, byte_set, concat, literal, repeat, star
 
 __all__ = [
-    "ANY_CHAR", "ANY_STRING", "CodePoints", "MAX_LENGTH_BOUND", "PLAIN_KEY_BITS", "PLAIN_KEY_TRIES", "SCALARS", "complement", "encoded_chars",
-    "intersect", "string_term", "union",
+    "ANY_CHAR", "ANY_STRING", "CodePoints", "MAX_LENGTH_BOUND", "PLAIN_KEY_BITS", "PLAIN_KEY_TRIES", "SCALARS",
+    "complement", "encoded_chars", "intersect", "string_term", "union",
 ]
 
 CodePoints = tuple[tuple[int, int], ...]

@@ -117,13 +117,13 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES, keep: list[Term] 
     derivative per derivative class, stopping at the first nullable (or intersection-free, non-∅)
     term: depth first within `QUICK_SEARCH` terms, then, if that decided nothing, breadth first.
     So a JSON schema whose string leaves intersect a pattern with a length searches those leaves,
-    not the whole document's automaton. Every answer is memoized
-    on its term (``Term.empty``): the sub-terms settled, every term a search explored when it found
-    nothing, the path to what it found otherwise. A search's terms live only while it runs (memos
-    are weak), unless `keep` is given: a list that gets the path's terms, for a caller that asks
-    about them next (an automaton, about its states' derivatives along the path; only the path:
-    a search's thousands of terms kept for good would cost every full garbage collection). A
-    search of more than `max_states` terms raises `StateBudgetError`.
+    not the whole document's automaton. Every answer is memoized on its term (``Term.empty``):
+    the sub-terms settled, every term a search explored when it found nothing, the path to what it
+    found otherwise. A search's terms live only while it runs (memos are weak), unless `keep` is
+    given: a list that gets the path's terms, for a caller that asks about them next (an
+    automaton, about its states' derivatives along the path; only the path: a search's thousands
+    of terms kept for good would cost every full garbage collection). A search of more than
+    `max_states` terms raises `StateBudgetError`.
 
     >>> from brzozowski.syntax import parse
     >>> is_empty(parse("a") & parse("b")), is_empty(parse("a*") & ~parse("a")), is_empty(EMPTY)
@@ -184,8 +184,8 @@ before it searches breadth first: a format's strings under a length bound and a 
 a few levels down the first classes (in byte order) tried, where breadth first derives every
 term of every level above it (the three such leaves of `citation-file-format__entity.json`
 in the benchmark corpus: 52 ms breadth first, 5 ms depth first); a language found empty within
-it is settled as well. Breadth first finds the shortest
-string, so it never goes deep where a short one exists (a complement's)."""
+it is settled as well. Breadth first finds the shortest string, so it never goes deep where a
+short one exists (a complement's)."""
 
 
 def _not_empty(t: Term) -> bool:
