@@ -254,8 +254,8 @@ def derivative_through_heads(term: Term, data: bytes, keep: list[Term] | None = 
     concatenation built where that run of bytes ends, not one per byte (a key's bytes through a
     trie of other keys, a string's through its loop and through its multi-byte characters, whose
     heads `brzozowski.json_strings.ANY_STRING` keeps). `check` sees every term built and every
-    head derived (an automaton's work budget). With ``open_end=False``, None if a term before the last byte is
-    nullable (what follows would read the rest: `derivative_by_options`)."""
+    head derived (an automaton's work budget). With ``open_end=False``, None if a term before the
+    last byte is nullable (what follows would read the rest: `derivative_by_options`)."""
     i, n = 0, len(data)
     while i < n:
         if term is EMPTY:

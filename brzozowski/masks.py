@@ -1291,15 +1291,20 @@ class TokenIndex:
         option (a bounded integer or null, ``anyOf``): the union of the masks of each leaf's
         ``oᵢ·T``, from its tables (`_leaf_term_mask`), and of the options of words, those of more
         than one byte together, read along them (`_literal_tokens`; a long enum: one read), exact
-        as a token lives iff it lives in one option. None if
-        an option is neither, or a mask would be walked (the state is walked whole: no union is
-        cheaper)."""
-        if not all(_is_word(option) or _split(option)[0].kind == K_LEAF for option in options):
-            return None  # (before any option's mask is read: the state is walked whole)
-        longer = [option for option in options if option.kind == K_CONCAT and _is_word(option)]
+        as a token lives iff it lives in one option. None if an option is neither (seen before any
+        mask is read), or a mask would be walked (the state is walked whole: no union is cheaper)."""
+        words, leaves = [], []
+        for option in options:
+            if _is_word(option):
+                words.append(option)
+            elif _split(option)[0].kind == K_LEAF:
+                leaves.append(option)
+            else:
+                return None
+        longer = [word for word in words if word.kind == K_CONCAT]
         parts = [(alt(*longer), self._literal_tokens)] if longer else []  # (`alt` would merge single bytes)
-        parts += [(option, self._literal_tokens if _is_word(option) else self._leaf_term_mask)
-                  for option in options if option.kind != K_CONCAT or not _is_word(option)]
+        parts += [(word, self._literal_tokens) for word in words if word.kind != K_CONCAT]
+        parts += [(option, self._leaf_term_mask) for option in leaves]
         served = self.leaf_masks
         found: list = []
         for term, mask_of in parts:
