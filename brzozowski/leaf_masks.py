@@ -24,8 +24,9 @@ what follows the leaf depends on the schema. Two shapes:
   ~1,100 digit tokens. So are bounded integers, each bound its own table
   (`brzozowski.json_numbers.integer_table`): a table that reads only a minus sign and digits
   gets the exits of a state in a mask step, read off the vocabulary's `numerals` (the tokens
-  that begin with such a byte, all read through the table at once: ~0.1-0.3 ms over o200k_base,
-  where the walk of a state before an integer's first digit took ~1 ms).
+  that begin with such a byte, as a trie of their digits read through the table a level at a
+  time: ~30-40 µs over o200k_base, where the walk of a state before an integer's first digit
+  took ~1 ms).
 
 Where the vocabulary prepared one (`prepare_leaves`, with every `brzozowski.vocabulary.Vocabulary`),
 the tables walk a *format trie* (`FormatTrie`): the class trie of the format's byte classes with
@@ -52,7 +53,7 @@ from .format_automata import FormatTable, format_dfa
 from .json_formats import FORMAT_PATTERNS
 from .leaves import format_leaf
 from .string_masks import StringTables, codes_from, kept_in_cache, kept_on, quote_suffixes, tables_from_codes
-from .vocabulary import TokenTrie, merged_classes
+from .vocabulary import TokenTrie, merged_classes, token_trie
 
 if TYPE_CHECKING:
     from .leaves import LeafAutomaton
@@ -223,7 +224,7 @@ def prepare_leaves(trie: VocabTrie) -> None:
     the `leaf_exits` of every state of a narrow format up to `PREPARED_NARROW_STATES` states (a
     vocabulary of `PREPARED_NARROW_TOKENS` tokens or more); and
     those of every state of the plain integers' and numbers' leaves (~1 ms each); and the
-    vocabulary's `numerals` (~80 ms, 0.4 MB), which bounded integers' exits read. A
+    vocabulary's `numerals` (~30 ms, 0.14 MB), which bounded integers' exits read. A
     `brzozowski.vocabulary.Vocabulary` calls it (~0.3 s and ~19 MB over o200k_base)."""
     for name in FORMAT_PATTERNS:
         atom = format_leaf(name)
@@ -336,19 +337,26 @@ NUMERAL_BITS = sum(1 << b for b in b"-0123456789")
 
 class Numerals(NamedTuple):
     """The tokens of a vocabulary that begin with a byte of `NUMERAL_BITS` (the only ones that
-    live in a leaf reading no other byte), in the order of their first bytes: ..."""
+    live in a leaf reading no other byte), read as the trie of their *rows*: each token's bytes
+    up to and including its first byte outside `NUMERAL_BITS` (~1,300 nodes over o200k_base,
+    where ~3,300 tokens share their first digits) ..."""
 
+    levels: tuple[tuple[int, int, np.ndarray, np.ndarray], ...]
+    """... level by level below the root (nodes numbered breadth first, the root 0): the level's
+    nodes ``lo:hi``, their parents and their bytes; ..."""
     tokens: np.ndarray
-    """... their ids, ..."""
-    lengths: np.ndarray
-    """... their lengths, ..."""
-    columns: np.ndarray
-    """... their bytes by position: row d holds each token's byte d, up to and including the
-    first byte outside `NUMERAL_BITS` (uint8, 0 past that), ..."""
-    numeral_lengths: np.ndarray
-    """... how many of their bytes come before the first outside `NUMERAL_BITS`, ..."""
-    starts: dict[int, tuple[int, int]]
-    """... and where the tokens of each first byte lie (start, end)."""
+    """... the tokens' ids (ascending) and ..."""
+    nodes: np.ndarray
+    """... where each one's row ends; the tokens whose row leaves its numeral prefix (a byte
+    outside `NUMERAL_BITS` ends it) ..."""
+    leaving_tokens: np.ndarray
+    """... (their ids), ..."""
+    leaving_parents: np.ndarray
+    """... the node of their numeral prefix, ..."""
+    leaving_offsets: np.ndarray
+    """... its length, ..."""
+    leaving_bytes: np.ndarray
+    """... and the byte after it."""
 
 
 def numerals(trie: VocabTrie) -> Numerals:
@@ -362,64 +370,47 @@ def numeral_leaf(automaton: LeafAutomaton) -> bool:
 
 
 def _numerals(trie: VocabTrie) -> Numerals:
-    found = sorted((data[0], t, data) for t, data in enumerate(trie.tokens)
-                   if data and (NUMERAL_BITS >> data[0]) & 1)
+    ids = [t for t, data in enumerate(trie.tokens) if data and (NUMERAL_BITS >> data[0]) & 1]
     rows = [data[:next((i for i, b in enumerate(data) if not (NUMERAL_BITS >> b) & 1), len(data) - 1) + 1]
-            for _, _, data in found]
-    columns = np.zeros((max(map(len, rows), default=1), len(rows)), dtype=np.uint8)
-    for i, row in enumerate(rows):
-        columns[: len(row), i] = np.frombuffer(row, dtype=np.uint8)
-    firsts = [first for first, _, _ in found]
-    starts = {b: (firsts.index(b), len(firsts) - firsts[::-1].index(b)) for b in set(firsts)}
-    tokens = np.array([t for _, t, _ in found], dtype=np.intp)
-    lengths = np.array([len(data) for _, _, data in found], dtype=np.intp)
-    numeral_lengths = np.array([len(row) if (NUMERAL_BITS >> row[-1]) & 1 else len(row) - 1 for row in rows],
-                               dtype=np.intp)
-    for array in (tokens, lengths, columns, numeral_lengths):
+            for data in (trie.tokens[t] for t in ids)]
+    tree = token_trie(rows)
+    starts = tree.level_start.tolist()
+    levels = tuple((lo, hi, tree.parent[lo:hi], tree.byte[lo:hi]) for lo, hi in zip(starts[1:-1], starts[2:]))
+    leaving = np.array([not (NUMERAL_BITS >> row[-1]) & 1 for row in rows], dtype=bool)
+    nodes = tree.token_node.copy()
+    tokens = np.array(ids, dtype=np.intp)
+    found = Numerals(levels, tokens, nodes, tokens[leaving], tree.parent[nodes[leaving]],
+                     np.array([len(row) - 1 for row in rows], dtype=np.intp)[leaving],
+                     np.array([row[-1] for row in rows], dtype=np.intp)[leaving])
+    for array in found[1:]:
         array.setflags(write=False)
-    return Numerals(tokens, lengths, columns, numeral_lengths, starts)
+    return found
 
 
 def _numeral_exits(trie: VocabTrie, table: FormatTable, q: int) -> LeafExits:
-    """`leaf_exits` of state q of a table that reads only `NUMERAL_BITS`: the vocabulary's
-    `numerals` read through the table one byte position at a time, the tokens still alive at
-    once (from the first bytes that live from q: a digit's tokens, not the minus sign's). Its exits
-    are those where the byte after is not a numeral's (a token that leaves after a digit for another
-    digit is no exit): what follows such a leaf in a mask begins with none (`numeral_leaf`)."""
+    """`leaf_exits` of state q of a table that reads only `NUMERAL_BITS`: the table's state at
+    every node of the vocabulary's `numerals` trie, one level at a time (each level's nodes at
+    once, until one has no live node): the tokens that end at a live node stay inside, and a
+    token whose numeral prefix ends at a node that accepts leaves there. Its exits are those where
+    the byte after is not a numeral's (a token that leaves after a digit for another digit is no
+    exit): what follows such a leaf in a mask begins with none (`numeral_leaf`)."""
     found = numerals(trie)
     n_classes = table.columns.shape[1]
     coded = np.zeros((len(table.columns) + 1, n_classes), dtype=np.intp)  # state s coded s + 1, DEAD 0
     coded[1:] = table.columns + 1
     coded = coded.ravel()
-    accepting = np.concatenate(([False], table.accept))
-    groups = [(found.starts[b], int(coded[(q + 1) * n_classes + table.classes[b]])) for b in sorted(found.starts)]
-    groups = [(span, target) for span, target in groups if target]
-    if not groups:
-        alive = state = np.zeros(0, dtype=np.intp)
-    else:  # (the first byte read per group of tokens, not per token)
-        alive = np.concatenate([np.arange(*span) for span, _ in groups])
-        state = np.repeat([target for _, target in groups], [end - start for (start, end), _ in groups])
-    inside, tokens, offsets, after = [], [], [], []
-    for d in range(1, len(found.columns) + 1):
-        if d > 1:
-            state = coded.take(state * n_classes + table.classes.take(found.columns[d - 1].take(alive)))
-            live = np.flatnonzero(state)
-            alive, state = alive.take(live), state.take(live)
-        if not len(alive):
+    state = np.zeros(found.levels[-1][1] if found.levels else 1, dtype=np.intp)  # per node, coded
+    state[0] = q + 1
+    for lo, hi, parents, labels in found.levels:  # (a byte outside the table's leads to DEAD)
+        above = state.take(parents)
+        if not above.any():
             break
-        lengths = found.lengths.take(alive)
-        inside.append(alive[lengths == d])
-        leaving = alive[accepting.take(state) & (found.numeral_lengths.take(alive) == d) & (lengths > d)]
-        if len(leaving):
-            tokens.append(leaving)
-            offsets.append(np.full(len(leaving), d, dtype=np.intp))
-            after.append(found.columns[d].take(leaving).astype(np.intp))
-    none = np.zeros(0, dtype=np.intp)
-    exit_tokens, exit_offsets, exit_bytes = (np.concatenate(arrays) if arrays else none
-                                             for arrays in (tokens, offsets, after))
-    inside_tokens = np.sort(found.tokens.take(np.concatenate(inside))) if inside else none
-    return _frozen(LeafExits(inside_tokens, bool(table.accept[q]), found.tokens.take(exit_tokens),
-                             exit_offsets, exit_bytes, None))
+        state[lo:hi] = coded.take(above * n_classes + table.classes.take(labels))
+    accepting = np.concatenate(([False], table.accept))
+    out = np.flatnonzero(accepting.take(state.take(found.leaving_parents)))
+    return _frozen(LeafExits(found.tokens[state.take(found.nodes) != 0], bool(table.accept[q]),
+                             found.leaving_tokens.take(out), found.leaving_offsets.take(out),
+                             found.leaving_bytes.take(out), None))
 
 
 def _live_levels(walk: TokenTrie, automaton: LeafAutomaton, q: int, labels: np.ndarray | None,

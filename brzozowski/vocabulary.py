@@ -43,7 +43,7 @@ from .string_masks import build_all_tables
 
 __all__ = [
     "TokenTrie", "VocabTrie", "Vocabulary", "class_trie", "merged_classes", "shared_class_trie",
-    "vocab_trie",
+    "token_trie", "vocab_trie",
 ]
 
 _SHARED_TRIES = 4  # how many vocabulary tries `vocab_trie` keeps for reuse
@@ -57,6 +57,46 @@ def _ranges(lo: np.ndarray, count: np.ndarray, nodes: np.ndarray) -> tuple[np.nd
     indices = np.repeat(lo[nodes] - (ends_at - counts), counts)
     indices += np.arange(int(ends_at[-1]) if len(ends_at) else 0)
     return indices, counts
+
+
+def token_trie(tokens: Sequence[bytes | None]) -> TokenTrie:
+    """The `TokenTrie` of `tokens` (token t's bytes; None or empty: a token that ends at no node),
+    for a trie of some tokens' bytes that is not a vocabulary's (`VocabTrie`)."""
+    return TokenTrie(len(tokens), *_levels(tokens))
+
+
+def _levels(tokens: Sequence[bytes | None]) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray]:
+    """`TokenTrie`'s arguments after its size for `tokens`: the level starts, each node's parent
+    and byte, each token's node."""
+    ids = np.fromiter((i for i, t in enumerate(tokens) if t), dtype=np.intp)
+    lengths = np.fromiter((len(tokens[i]) for i in ids.tolist()), dtype=np.intp, count=len(ids))
+    flat = np.frombuffer(b"".join(tokens[i] for i in ids.tolist()), dtype=np.uint8)
+    offsets = np.cumsum(lengths) - lengths
+    depth = int(lengths.max(initial=0))
+
+    # Level by level, the node of each (nonempty) token's prefix of length d is the distinct
+    # (parent node, byte) pair: np.unique numbers them sorted by parent, then byte, so each
+    # parent's children are contiguous and the parents of a level are ascending.
+    level_start = [0, 1]
+    parents: list[np.ndarray] = [np.zeros(1, dtype=np.intp)]  # the root's parent: itself
+    bytes_: list[np.ndarray] = [np.zeros(1, dtype=np.intp)]
+    end_node = np.zeros(len(ids), dtype=np.intp)
+    active = np.arange(len(ids))  # tokens at least d bytes long
+    node = np.zeros(len(ids), dtype=np.intp)  # their node at level d - 1
+    for d in range(1, depth + 1):
+        keep = lengths[active] >= d
+        active, node = active[keep], node[keep]
+        key = node * 256 + flat[offsets[active] + d - 1]
+        distinct, inverse = np.unique(key, return_inverse=True)
+        parents.append(distinct >> 8)
+        bytes_.append(distinct & 255)
+        node = level_start[-1] + inverse.reshape(-1)
+        ending = lengths[active] == d
+        end_node[active[ending]] = node[ending]
+        level_start.append(level_start[-1] + len(distinct))
+    token_node = np.full(len(tokens), level_start[-1], dtype=np.intp)
+    token_node[ids] = end_node
+    return level_start, np.concatenate(parents), np.concatenate(bytes_), token_node
 
 
 class TokenTrie:
@@ -162,36 +202,7 @@ class VocabTrie(TokenTrie):
 
     def __init__(self, vocab: Sequence[bytes | None]) -> None:
         tokens = _validated(vocab)
-        ids = np.fromiter((i for i, t in enumerate(tokens) if t), dtype=np.intp)
-        lengths = np.fromiter((len(tokens[i]) for i in ids.tolist()), dtype=np.intp, count=len(ids))
-        flat = np.frombuffer(b"".join(tokens[i] for i in ids.tolist()), dtype=np.uint8)
-        offsets = np.cumsum(lengths) - lengths
-        depth = int(lengths.max(initial=0))
-
-        # Level by level, the node of each (nonempty) token's prefix of length d is the distinct
-        # (parent node, byte) pair: np.unique numbers them sorted by parent, then byte, so each
-        # parent's children are contiguous and the parents of a level are ascending.
-        level_start = [0, 1]
-        parents: list[np.ndarray] = [np.zeros(1, dtype=np.intp)]  # the root's parent: itself
-        bytes_: list[np.ndarray] = [np.zeros(1, dtype=np.intp)]
-        end_node = np.zeros(len(ids), dtype=np.intp)
-        active = np.arange(len(ids))  # tokens at least d bytes long
-        node = np.zeros(len(ids), dtype=np.intp)  # their node at level d - 1
-        for d in range(1, depth + 1):
-            keep = lengths[active] >= d
-            active, node = active[keep], node[keep]
-            key = node * 256 + flat[offsets[active] + d - 1]
-            distinct, inverse = np.unique(key, return_inverse=True)
-            parents.append(distinct >> 8)
-            bytes_.append(distinct & 255)
-            node = level_start[-1] + inverse.reshape(-1)
-            ending = lengths[active] == d
-            end_node[active[ending]] = node[ending]
-            level_start.append(level_start[-1] + len(distinct))
-        token_node = np.full(len(tokens), level_start[-1], dtype=np.intp)
-        token_node[ids] = end_node
-        super().__init__(len(tokens), level_start, np.concatenate(parents),
-                         np.concatenate(bytes_), token_node)
+        super().__init__(len(tokens), *_levels(tokens))
         self.tokens: tuple[bytes | None, ...] = tuple(tokens)
         self.tables: dict[Any, Any] = {}
         self.tables_lock = threading.RLock()  # a table's build may ask for another table

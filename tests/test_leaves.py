@@ -398,9 +398,9 @@ def o200k():
                                 {"minimum": -2147483648, "maximum": 2147483647}], ids=str)
 def test_the_exits_of_an_integer_table_read_off_the_numerals_are_those_of_a_walk(kw, o200k):
     """Over o200k_base, every state of a bounded integer's table: the exits read off the
-    vocabulary's numerals (every token beginning with a minus sign or a digit, all read at once,
-    one byte position at a time) are those of a walk of the byte trie before a byte that is not a
-    numeral's, token for token (the
+    vocabulary's numerals (every token beginning with a minus sign or a digit, as the trie of its
+    digits, read through the table a level at a time) are those of a walk of the byte trie before
+    a byte that is not a numeral's, token for token (the
     tokens with a digit then another byte, which o200k_base lacks, are `test_narrow_leaf_states_…`'s)."""
     from brzozowski.leaf_masks import _numeral_exits, _walked_exits
 
