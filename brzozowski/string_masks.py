@@ -328,10 +328,16 @@ each over o200k_base; schemas repeat a few ``maxLength`` values)."""
 def over_bound(trie: VocabTrie, r: int, most: int) -> np.ndarray | None:
     """The ids of the tokens that begin more than `most` characters from S-state r (``token_counts
     > most`` of `count_tables`), if at most `FEW_OVER_BOUND`; else None. Read off the tokens
-    ordered by count (kept per vocabulary and r): a bound as long as most tokens leaves out the few
-    longer ones, no comparison over the vocabulary (a ``maxLength`` string's bound falls by one at
-    every character, so each step inside it asks for a new one)."""
-    order, counts = count_order(trie, r)
+    ordered by count where the vocabulary prepared them (S's body, `build_all_tables`): a bound as
+    long as most tokens leaves out the few longer ones, no comparison over the vocabulary (a
+    ``maxLength`` string's bound falls by one at every character, so each step inside it asks for
+    a new one). From another state (inside an escape or a character, met once in a while) one
+    comparison over the vocabulary (~0.1 ms), not an order built for it (~2 ms)."""
+    ordered = trie.tables.get(_count_order_key(r))
+    if ordered is None:
+        over = np.flatnonzero(count_tables(trie, r)[0] > most)
+        return over if len(over) <= FEW_OVER_BOUND else None
+    order, counts = ordered
     if most >= counts[-1]:
         return order[:0]
     start = int(counts.searchsorted(counts.dtype.type(most), side="right"))  # (an int16 bound: no cast)
@@ -341,7 +347,11 @@ def over_bound(trie: VocabTrie, r: int, most: int) -> np.ndarray | None:
 def count_order(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
     """The tokens ordered by how many characters they begin from S-state r, and those counts
     (ascending; kept per vocabulary and r, ~2 ms to build over o200k_base)."""
-    return kept_on(trie, ("json-string-count-order", r), lambda: _count_order(trie, r))
+    return kept_on(trie, _count_order_key(r), lambda: _count_order(trie, r))
+
+
+def _count_order_key(r: int) -> tuple:
+    return ("json-string-count-order", r)
 
 
 def _count_order(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
