@@ -42,7 +42,10 @@ Term(abc*)
 (True, False, True)
 
 **The store (threads, memory).** The intern table is a plain dict from a term's key (its kind and
-its children's ids) to a *weak* reference to the term (`_Entry`, which carries the key): a term
+its children's ids: a tuple; for a concatenation, the commonest term, one int that packs both ids
+and the kind, ``head.id << 68 | tail.id << 4 | K_CONCAT``, ids staying below 2**64: an int is not
+a container, so a new term is one object fewer for the garbage collector to count and traverse)
+to a *weak* reference to the term (`_Entry`, which carries the key): a term
 lives exactly as long as something refers to it (an automaton, a parent term, the caller), and its
 memos (derivatives by byte, derivative classes) hang on the term itself, so they die with it; a
 derivative memo refers to its result *weakly*, so memos never form reference cycles (an automaton's
@@ -100,7 +103,7 @@ __all__ = [
     "star",
 ]
 
-# Kinds of term. Small ints so that interning keys are cheap tuples.
+# Kinds of term. Small ints, so that interning keys are cheap tuples or ints.
 K_EMPTY, K_EPSILON, K_BYTES, K_CONCAT, K_ALT, K_STAR, K_REPEAT, K_INTER, K_COMPL, K_LEAF = range(10)
 
 class Term:
@@ -120,7 +123,7 @@ class Term:
     first), `classes` and `alphabet` memoize `brzozowski.derivatives.derivative`,
     `derivative_classes` and `alphabet_classes`. `kept`: None, or (for a term a process-wide cache shares, see
     `brzozowski.derivatives.keep_derivatives`) its derivatives held strongly. `key`: the term's
-    interning key (its kind and its children's ids).
+    interning key (its kind and its children's ids; see the store, above).
 
     Operators build terms with the smart constructors: ``r & s`` (`inter`), ``r | s`` (`alt`),
     ``~r`` (`compl`), ``r + s`` (`concat`).
@@ -147,7 +150,7 @@ class Term:
     kept: dict[int, Term] | None
     classes: tuple[int, ...] | None
     alphabet: tuple[int, ...] | None
-    key: tuple
+    key: tuple | int
     boolean: bool
     empty: bool | None
     widest: int
@@ -187,7 +190,7 @@ class _Entry(weakref.ref):
 
     __slots__ = ("key",)
 
-    key: tuple
+    key: tuple | int
 
 
 def _forget(entry: _Entry) -> None:
@@ -224,7 +227,7 @@ def freeze_long_lived() -> int:
     return gc.get_freeze_count()
 
 
-def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
+def _make(key: tuple | int, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
           lo: int = 0, hi: int | None = None, known: tuple[bool, int] | None = None,
           table: LeafTable | None = None) -> Term:
     """The live term of `key`, or a new one with these fields. A new term enters the table with
@@ -308,7 +311,7 @@ def literal(data: bytes, then: Term = EPSILON) -> Term:
     for b in reversed(data):
         head = _BYTES[b]
         result = head if result is EPSILON else _make(
-            (K_CONCAT, head.id, result.id), K_CONCAT, False, head.first, children=(head, result))
+            head.id << 68 | result.id << 4 | K_CONCAT, K_CONCAT, False, head.first, children=(head, result))
     return result
 
 
@@ -331,8 +334,8 @@ def _concat2(head: Term, tail: Term) -> Term:
     result = tail
     for part in reversed(parts):  # (a b) c = a (b c): keep concatenations right-nested
         first = part.first | result.first if part.nullable else part.first
-        result = _make((K_CONCAT, part.id, result.id), K_CONCAT, part.nullable and result.nullable,
-                       first, children=(part, result))
+        result = _make(part.id << 68 | result.id << 4 | K_CONCAT, K_CONCAT,
+                       part.nullable and result.nullable, first, children=(part, result))
     return result
 
 

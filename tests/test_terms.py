@@ -50,7 +50,7 @@ def test_a_dead_terms_callback_never_removes_the_term_that_took_its_key():
     # A term dies; before its callback runs, another thread builds the same term again under the
     # same key. The late callback must leave the new term's entry alone.
     live = literal(b"the-key-is-taken-again")
-    key = (store.K_CONCAT, live.children[0].id, live.children[1].id)
+    key = live.key
     assert store._TABLE[key]() is live
 
     class Mortal:
@@ -69,7 +69,7 @@ def test_a_dead_terms_callback_never_removes_the_term_that_took_its_key():
 
 def test_a_dead_term_leaves_the_table():
     term = literal(b"this-term-will-die")
-    key = (store.K_CONCAT, term.children[0].id, term.children[1].id)
+    key = term.key
     assert key in store._TABLE
     del term
     gc.collect()
