@@ -42,9 +42,9 @@ Term(abc*)
 (True, False, True)
 
 **The store (threads, memory).** The intern table is a plain dict from a term's key (its kind and
-its children's ids: a tuple; for a concatenation, the commonest term, one int that packs both ids
-and the kind, ``head.id << 68 | tail.id << 4 | K_CONCAT``, ids staying below 2**64: an int is not
-a container, so a new term is one object fewer for the garbage collector to count and traverse)
+its children's ids: a tuple; for a concatenation, the commonest term, one int, `_PAIRED`: an int
+is not a container, so a new term is one object fewer for the garbage collector to count and
+traverse)
 to a *weak* reference to the term (`_Entry`, which carries the key): a term
 lives exactly as long as something refers to it (an automaton, a parent term, the caller), and its
 memos (derivatives by byte, derivative classes) hang on the term itself, so they die with it; a
@@ -199,7 +199,13 @@ def _forget(entry: _Entry) -> None:
     _remove_dead_weakref(_TABLE, entry.key)
 
 
-_TABLE: dict[tuple, _Entry] = {}
+_PAIRED = (1 << 64) + 0x2545F4914F6CDD1D
+"""A concatenation's intern key is ``head.id * _PAIRED + tail.id`` (no other key is an int): one
+pair per int while ids stay below 2**64 (the multiplier is above them), and hashes spread over the
+table (modulo 2**61 - 1, which Python hashes ints by, the multiplier is a random-looking 61-bit
+number; with shifts instead, ``a << 64 | b``, pairs ``(a, b)`` and ``(a - 1, b + 8)`` collide)."""
+
+_TABLE: dict[tuple | int, _Entry] = {}
 _LOCK = threading.Lock()
 _IDS = itertools.count()
 
@@ -311,7 +317,7 @@ def literal(data: bytes, then: Term = EPSILON) -> Term:
     for b in reversed(data):
         head = _BYTES[b]
         result = head if result is EPSILON else _make(
-            head.id << 68 | result.id << 4 | K_CONCAT, K_CONCAT, False, head.first, children=(head, result))
+            head.id * _PAIRED + result.id, K_CONCAT, False, head.first, children=(head, result))
     return result
 
 
@@ -334,7 +340,7 @@ def _concat2(head: Term, tail: Term) -> Term:
     result = tail
     for part in reversed(parts):  # (a b) c = a (b c): keep concatenations right-nested
         first = part.first | result.first if part.nullable else part.first
-        result = _make(part.id << 68 | result.id << 4 | K_CONCAT, K_CONCAT,
+        result = _make(part.id * _PAIRED + result.id, K_CONCAT,
                        part.nullable and result.nullable, first, children=(part, result))
     return result
 
