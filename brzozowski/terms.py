@@ -42,7 +42,7 @@ Term(abc*)
 (True, False, True)
 
 **The store (threads, memory).** The intern table is a plain dict from a term's key (its kind and
-its children's ids: a tuple; for a concatenation, the commonest term, one int, `_PAIRED`: an int
+its children's ids: a tuple; for a concatenation, the commonest term, one int, `_SMALL_ID`: an int
 is not a container, so a new term is one object fewer for the garbage collector to count and
 traverse)
 to a *weak* reference to the term (`_Entry`, which carries the key): a term
@@ -199,11 +199,10 @@ def _forget(entry: _Entry) -> None:
     _remove_dead_weakref(_TABLE, entry.key)
 
 
-_PAIRED = (1 << 64) + 0x2545F4914F6CDD1D
-"""A concatenation's intern key is ``head.id * _PAIRED + tail.id`` (no other key is an int): one
-pair per int while ids stay below 2**64 (the multiplier is above them), and hashes spread over the
-table (modulo 2**61 - 1, which Python hashes ints by, the multiplier is a random-looking 61-bit
-number; with shifts instead, ``a << 64 | b``, pairs ``(a, b)`` and ``(a - 1, b + 8)`` collide)."""
+_SMALL_ID = 1 << 31
+"""A concatenation whose children's ids are both below this has the int ``head.id << 31 | tail.id``
+for its intern key (no other key is an int: one pair per int, and below 2**62 an int hashes to
+itself); past it, ids of a long-lived process, a tuple as for every other term."""
 
 _TABLE: dict[tuple | int, _Entry] = {}
 _LOCK = threading.Lock()
@@ -316,8 +315,12 @@ def literal(data: bytes, then: Term = EPSILON) -> Term:
     result = then
     for b in reversed(data):
         head = _BYTES[b]
-        result = head if result is EPSILON else _make(
-            head.id * _PAIRED + result.id, K_CONCAT, False, head.first, children=(head, result))
+        if result is EPSILON:
+            result = head
+            continue
+        i, j = head.id, result.id
+        result = _make(i << 31 | j if i | j < _SMALL_ID else (K_CONCAT, i, j), K_CONCAT, False, head.first,
+                       children=(head, result))
     return result
 
 
@@ -340,7 +343,8 @@ def _concat2(head: Term, tail: Term) -> Term:
     result = tail
     for part in reversed(parts):  # (a b) c = a (b c): keep concatenations right-nested
         first = part.first | result.first if part.nullable else part.first
-        result = _make(part.id * _PAIRED + result.id, K_CONCAT,
+        i, j = part.id, result.id
+        result = _make(i << 31 | j if i | j < _SMALL_ID else (K_CONCAT, i, j), K_CONCAT,
                        part.nullable and result.nullable, first, children=(part, result))
     return result
 
