@@ -42,10 +42,7 @@ Term(abc*)
 (True, False, True)
 
 **The store (threads, memory).** The intern table is a plain dict from a term's key (its kind and
-its children's ids: a tuple; for a concatenation, the commonest term, one int, `_SMALL_ID`: an int
-is not a container, so a new term is one object fewer for the garbage collector to count and
-traverse)
-to a *weak* reference to the term (`_Entry`, which carries the key): a term
+its children's ids) to a *weak* reference to the term (`_Entry`, which carries the key): a term
 lives exactly as long as something refers to it (an automaton, a parent term, the caller), and its
 memos (derivatives by byte, derivative classes) hang on the term itself, so they die with it; a
 derivative memo refers to its result *weakly*, so memos never form reference cycles (an automaton's
@@ -103,7 +100,7 @@ __all__ = [
     "star",
 ]
 
-# Kinds of term. Small ints, so that interning keys are cheap tuples or ints.
+# Kinds of term. Small ints so that interning keys are cheap tuples.
 K_EMPTY, K_EPSILON, K_BYTES, K_CONCAT, K_ALT, K_STAR, K_REPEAT, K_INTER, K_COMPL, K_LEAF = range(10)
 
 class Term:
@@ -123,7 +120,7 @@ class Term:
     first), `classes` and `alphabet` memoize `brzozowski.derivatives.derivative`,
     `derivative_classes` and `alphabet_classes`. `kept`: None, or (for a term a process-wide cache shares, see
     `brzozowski.derivatives.keep_derivatives`) its derivatives held strongly. `key`: the term's
-    interning key (its kind and its children's ids; see the store, above).
+    interning key (its kind and its children's ids).
 
     Operators build terms with the smart constructors: ``r & s`` (`inter`), ``r | s`` (`alt`),
     ``~r`` (`compl`), ``r + s`` (`concat`).
@@ -150,7 +147,7 @@ class Term:
     kept: dict[int, Term] | None
     classes: tuple[int, ...] | None
     alphabet: tuple[int, ...] | None
-    key: tuple | int
+    key: tuple
     boolean: bool
     empty: bool | None
     widest: int
@@ -190,7 +187,7 @@ class _Entry(weakref.ref):
 
     __slots__ = ("key",)
 
-    key: tuple | int
+    key: tuple
 
 
 def _forget(entry: _Entry) -> None:
@@ -199,12 +196,7 @@ def _forget(entry: _Entry) -> None:
     _remove_dead_weakref(_TABLE, entry.key)
 
 
-_SMALL_ID = 1 << 31
-"""A concatenation whose children's ids are both below this has the int ``head.id << 31 | tail.id``
-for its intern key (no other key is an int: one pair per int, and below 2**62 an int hashes to
-itself); past it, ids of a long-lived process, a tuple as for every other term."""
-
-_TABLE: dict[tuple | int, _Entry] = {}
+_TABLE: dict[tuple, _Entry] = {}
 _LOCK = threading.Lock()
 _IDS = itertools.count()
 
@@ -232,7 +224,7 @@ def freeze_long_lived() -> int:
     return gc.get_freeze_count()
 
 
-def _make(key: tuple | int, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
+def _make(key: tuple, kind: int, nullable: bool, first: int, bits: int = 0, children: tuple = (),
           lo: int = 0, hi: int | None = None, known: tuple[bool, int] | None = None,
           table: LeafTable | None = None) -> Term:
     """The live term of `key`, or a new one with these fields. A new term enters the table with
@@ -315,12 +307,8 @@ def literal(data: bytes, then: Term = EPSILON) -> Term:
     result = then
     for b in reversed(data):
         head = _BYTES[b]
-        if result is EPSILON:
-            result = head
-            continue
-        i, j = head.id, result.id
-        result = _make(i << 31 | j if i | j < _SMALL_ID else (K_CONCAT, i, j), K_CONCAT, False, head.first,
-                       children=(head, result))
+        result = head if result is EPSILON else _make(
+            (K_CONCAT, head.id, result.id), K_CONCAT, False, head.first, children=(head, result))
     return result
 
 
@@ -343,9 +331,8 @@ def _concat2(head: Term, tail: Term) -> Term:
     result = tail
     for part in reversed(parts):  # (a b) c = a (b c): keep concatenations right-nested
         first = part.first | result.first if part.nullable else part.first
-        i, j = part.id, result.id
-        result = _make(i << 31 | j if i | j < _SMALL_ID else (K_CONCAT, i, j), K_CONCAT,
-                       part.nullable and result.nullable, first, children=(part, result))
+        result = _make((K_CONCAT, part.id, result.id), K_CONCAT, part.nullable and result.nullable,
+                       first, children=(part, result))
     return result
 
 
