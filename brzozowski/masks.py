@@ -1313,11 +1313,15 @@ class TokenIndex:
                 self.leaf_masks = served
                 return None
             found.append(mask)
-        if all(mask.__class__ is list for mask in found):
+        arrays = [mask for mask in found if mask.__class__ is not list]
+        if not arrays:
             return [t for mask in found for t in mask]
-        union = np.zeros(self.vocab_size, dtype=bool)
+        union = arrays[0]  # (each option's bool mask is a new array of its own: written into)
+        for mask in arrays[1:]:
+            union |= mask
         for mask in found:
-            union[mask] = True  # (ids, or a bool mask)
+            if mask.__class__ is list:
+                union[mask] = True
         return union
 
     def _leaf_tables_mask(self, automaton: LeafAutomaton, q: int, after: Term,

@@ -467,6 +467,36 @@ def test_a_value_that_may_be_an_integer_or_words_is_the_union_of_its_options_mas
     assert len([mask for mask in served if mask is not None]) >= 3
 
 
+def test_options_with_many_tokens_each_are_the_union_of_their_masks():
+    """With a vocabulary where a bounded integer's first state allows more than `FEW_TOKENS`
+    tokens (every numeral up to three digits, signed or not), an option's mask is an array, not a
+    list: an integer beside ``null`` (an array and a list), two integers of opposite signs (two
+    arrays) are masked by `TokenIndex._options_mask` as their union, the definition's token by
+    token."""
+    from brzozowski.masks import FEW_TOKENS
+
+    numerals = [str(i).encode() for i in range(-999, 1000)]
+    vocab = [*numerals, b"-", b"n", b"nu", b"null", b"null}", b"7}", b'"', b"}", b",", None]
+    eos = len(vocab) - 1
+    schema = {"type": "object", "additionalProperties": False, "properties": {
+        "a": {"anyOf": [{"type": "integer", "minimum": -3, "maximum": 999}, {"type": "null"}]},
+        "b": {"anyOf": [{"type": "integer", "minimum": 10, "maximum": 999},
+                        {"type": "integer", "minimum": -999, "maximum": -10}]}}}
+    lazy = compile_json_schema(schema)
+    index = TokenIndex(lazy, vocab, eos_id=eos)
+    served = []
+    with pytest.MonkeyPatch.context() as patch:
+        options_mask = TokenIndex._options_mask
+        patch.setattr(TokenIndex, "_options_mask",
+                      lambda self, *args: served.append(options_mask(self, *args)) or served[-1])
+        for text in (b'{"a":', b'{"b":'):
+            state = lazy.step(lazy.start, text)
+            mask = index.mask(state)
+            assert served and served[-1].__class__ is np.ndarray, text
+            assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), text
+            assert mask.sum() > 2 * FEW_TOKENS, text
+
+
 def test_options_not_all_leaves_or_words_are_walked_whole_with_no_option_read_first():
     """``(o₁|…|oₖ)·T`` where an option is neither a leaf nor a byte string (a star here): no
     option's mask is read before the state is walked whole (`TokenIndex._options_mask` checks the
