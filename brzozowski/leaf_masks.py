@@ -341,9 +341,14 @@ class Numerals(NamedTuple):
     up to and including its first byte outside `NUMERAL_BITS` (~1,300 nodes over o200k_base,
     where ~3,300 tokens share their first digits) ..."""
 
-    levels: tuple[tuple[int, int, np.ndarray, np.ndarray], ...]
-    """... level by level below the root (nodes numbered breadth first, the root 0): the level's
-    nodes ``lo:hi``, their parents and their bytes; ..."""
+    starts: np.ndarray
+    """... level by level (nodes numbered breadth first, the root 0): where each level's nodes
+    start (and the last ends; an array, as every field: a tuple inside would keep the table
+    tracked by the garbage collector), ..."""
+    parents: np.ndarray
+    """... each node's parent and ..."""
+    labels: np.ndarray
+    """... byte; ..."""
     tokens: np.ndarray
     """... the tokens' ids (ascending) and ..."""
     nodes: np.ndarray
@@ -374,15 +379,14 @@ def _numerals(trie: VocabTrie) -> Numerals:
     rows = [data[:next((i for i, b in enumerate(data) if not (NUMERAL_BITS >> b) & 1), len(data) - 1) + 1]
             for data in (trie.tokens[t] for t in ids)]
     tree = token_trie(rows)
-    starts = tree.level_start.tolist()
-    levels = tuple((lo, hi, tree.parent[lo:hi], tree.byte[lo:hi]) for lo, hi in zip(starts[1:-1], starts[2:]))
     leaving = np.array([not (NUMERAL_BITS >> row[-1]) & 1 for row in rows], dtype=bool)
     nodes = tree.token_node.copy()
     tokens = np.array(ids, dtype=np.intp)
-    found = Numerals(levels, tokens, nodes, tokens[leaving], tree.parent[nodes[leaving]],
+    found = Numerals(tree.level_start, tree.parent, tree.byte, tokens, nodes, tokens[leaving],
+                     tree.parent[nodes[leaving]],
                      np.array([len(row) - 1 for row in rows], dtype=np.intp)[leaving],
                      np.array([row[-1] for row in rows], dtype=np.intp)[leaving])
-    for array in found[1:]:
+    for array in found[3:]:
         array.setflags(write=False)
     return found
 
@@ -399,13 +403,15 @@ def _numeral_exits(trie: VocabTrie, table: FormatTable, q: int) -> LeafExits:
     coded = np.zeros((len(table.columns) + 1, n_classes), dtype=np.intp)  # state s coded s + 1, DEAD 0
     coded[1:] = table.columns + 1
     coded = coded.ravel()
-    state = np.zeros(found.levels[-1][1] if found.levels else 1, dtype=np.intp)  # per node, coded
+    starts = found.starts.tolist()
+    state = np.zeros(starts[-1], dtype=np.intp)  # per node, coded (a byte outside the table's: DEAD)
     state[0] = q + 1
-    for lo, hi, parents, labels in found.levels:  # (a byte outside the table's leads to DEAD)
-        above = state.take(parents)
+    for d in range(1, len(starts) - 1):
+        lo, hi = starts[d], starts[d + 1]
+        above = state.take(found.parents[lo:hi])
         if not above.any():
             break
-        state[lo:hi] = coded.take(above * n_classes + table.classes.take(labels))
+        state[lo:hi] = coded.take(above * n_classes + table.classes.take(found.labels[lo:hi]))
     accepting = np.concatenate(([False], table.accept))
     out = np.flatnonzero(accepting.take(state.take(found.leaving_parents)))
     return _frozen(LeafExits(found.tokens[state.take(found.nodes) != 0], bool(table.accept[q]),
