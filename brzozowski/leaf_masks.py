@@ -386,7 +386,7 @@ def _numerals(trie: VocabTrie) -> Numerals:
                      tree.parent[nodes[leaving]],
                      np.array([len(row) - 1 for row in rows], dtype=np.intp)[leaving],
                      np.array([row[-1] for row in rows], dtype=np.intp)[leaving])
-    for array in found[3:]:
+    for array in found[3:]:  # (the trie's own arrays are read-only already)
         array.setflags(write=False)
     return found
 
