@@ -52,7 +52,7 @@ from .dfa import explore
 from .format_automata import FormatTable, format_dfa
 from .json_formats import FORMAT_PATTERNS
 from .leaves import format_leaf
-from .string_masks import StringTables, codes_from, kept_in_cache, kept_on, quote_suffixes, tables_from_codes
+from .string_masks import StringTables, codes_from, kept_in_cache, kept_on, packed, quote_suffixes, tables_from_codes
 from .vocabulary import TokenTrie, merged_classes, token_trie
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMAT_TRIE_LIVE_BYTES", "LEAF_TABLE_BYTES", "NARROW_FORMATS", "NUMERAL_BITS", "PREPARED_DEPTH",
     "PREPARED_FORMATS", "WIDE_LEAF_BYTES", "FormatTrie", "LeafExits", "Numerals", "format_trie", "leaf_exits",
-    "leaf_tables", "numeral_leaf", "numerals", "prepare_leaves",
+    "leaf_inside_bits", "leaf_tables", "numeral_leaf", "numerals", "prepare_leaves",
 ]
 
 LEAF_TABLE_BYTES = 32 * 1024 * 1024
@@ -298,6 +298,18 @@ def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
     # kept as a plain tuple of arrays, which the garbage collector stops tracking (a `LeafExits`
     # is tracked for good: a vocabulary keeps a thousand, `PREPARED_NARROW_STATES`)
     return LeafExits._make(_cached(trie, ("exits", automaton.id, q), build))
+
+
+def leaf_inside_bits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> np.ndarray:
+    """The bitmask (`brzozowski.string_masks.packed`) of the tokens leaf state q reads whole (its
+    `leaf_exits`' ``inside``), kept in the bounded cache of `leaf_tables`: a mask step of a state
+    whose leaf reads many (a number's first digits: ~1,100 over o200k_base) copies it, not a bool
+    array over the vocabulary made and packed each time (shared by every schema that holds the leaf)."""
+    def build() -> np.ndarray:
+        mask = np.zeros(trie.vocab_size, dtype=bool)
+        mask[leaf_exits(trie, automaton, q).inside] = True
+        return packed(mask)
+    return _cached(trie, ("inside-bits", automaton.id, q), build)
 
 
 def _exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:

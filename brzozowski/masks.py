@@ -133,7 +133,7 @@ from .derivatives import derivative, derivative_classes, derivative_of_string
 from .errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
 from .json_strings import PLAIN_KEY_BITS, PLAIN_KEY_TRIES
 from .lazy import is_empty
-from .leaf_masks import NUMERAL_BITS, WIDE_LEAF_BYTES, leaf_exits, leaf_tables, numeral_leaf
+from .leaf_masks import NUMERAL_BITS, WIDE_LEAF_BYTES, leaf_exits, leaf_inside_bits, leaf_tables, numeral_leaf
 from .string_masks import (StringTables, count_bound_bits, count_tables, key_tables, kept_on, over_bound, packed,
                            quote_suffixes, recognize, recognize_counted, string_automaton, string_tables)
 from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, K_STAR, Term, alt, byte_set, concat, star
@@ -1284,7 +1284,7 @@ class TokenIndex:
         self.leaf_masks += 1
         if head.first.bit_count() >= WIDE_LEAF_BYTES:
             return self._leaf_tables_mask(head.table, head.lo, after, bits)
-        return self._leaf_exits_mask(head, after)
+        return self._leaf_exits_mask(head, after, bits)
 
     def _options_mask(self, options: Sequence[Term], then: Term | None) -> np.ndarray | list[int] | None:
         """The mask of ``(o₁ | … | oₖ)·T`` (T None: none) where a leaf or a byte string begins each
@@ -1337,11 +1337,13 @@ class TokenIndex:
             _set_tokens(mask, self._past_the_quote(tables, None, after))
         return mask
 
-    def _leaf_exits_mask(self, leaf: Term, after: Term) -> np.ndarray | list[int] | None:
+    def _leaf_exits_mask(self, leaf: Term, after: Term, bits: bool = False) -> np.ndarray | list[int] | None:
         """The tokens allowed in narrow leaf state q followed by `after`, from the exits of q: those
         the leaf reads whole; if q accepts, those `after` allows (walked from its term, kept per
         term) when no byte both continues the leaf and begins `after` (else None: walked whole);
-        and those that leave the leaf midway and whose rest `after` reads."""
+        and those that leave the leaf midway and whose rest `after` reads. A bitmask if `bits` and
+        the leaf reads more than `FEW_TOKENS` whole (a number's first digits): the bitmask of
+        those, kept per vocabulary and leaf state (`leaf_inside_bits`), copied and the others set."""
         exits = leaf_exits(self.trie, leaf.table, leaf.lo)
         found = [exits.inside]
         if _live_term(after, self.automaton.max_states):
@@ -1366,6 +1368,10 @@ class TokenIndex:
         ids = np.concatenate(found) if len(found) > 1 else found[0]  # (a token in two: set twice)
         if len(ids) <= FEW_TOKENS:
             return ids.tolist()
+        if bits and len(exits.inside) > FEW_TOKENS:
+            mask = leaf_inside_bits(self.trie, leaf.table, leaf.lo).copy()
+            _set_tokens(mask, ids[len(exits.inside):])  # (`found` begins with the inside)
+            return mask
         mask = np.zeros(self.vocab_size, dtype=bool)
         mask[ids] = True
         return mask

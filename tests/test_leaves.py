@@ -497,6 +497,40 @@ def test_options_with_many_tokens_each_are_the_union_of_their_masks():
             assert mask.sum() > 2 * FEW_TOKENS, text
 
 
+def test_a_leaf_that_reads_many_tokens_whole_gives_its_bitmask_from_one_kept_per_leaf_state():
+    """A bitmask asked for in a state whose leaf reads more than `FEW_TOKENS` tokens whole (an
+    integer's first digits, with every numeral up to three digits in the vocabulary) is the
+    bitmask of those kept per vocabulary and leaf state (`leaf_inside_bits`), copied, with the
+    tokens that leave the leaf set: the definition's, bit for bit, as the bool mask is; a second
+    schema holding the same leaf reuses the kept bitmask."""
+    from brzozowski.masks import FEW_TOKENS
+    from brzozowski.string_masks import packed
+
+    numerals = [str(i).encode() for i in range(-999, 1000)]
+    vocab = [*numerals, b"-", b"7,", b"12}", b'3,"', b"0}", b'"', b"}", b",", b'"b":', None]
+    eos = len(vocab) - 1
+    vocabulary = Vocabulary(vocab, eos_id=eos)
+    schemas = [{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer", "minimum": -50}}},
+               {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False}]
+    kept = []
+    for schema in schemas:
+        lazy = compile_json_schema(schema)
+        for text in (b'{"a":', b'{"a":1', b'{"a":-', b'{"a":7,"b":', b'{"a":7,"b":-'):
+            state = lazy.step(lazy.start, text)
+            if state == DEAD:
+                continue
+            expected = brute_force_mask(lazy, state, vocab, eos)
+            bits = TokenIndex(lazy, vocabulary).bitmask(state)
+            assert np.array_equal(bits, packed(expected)), (schema, text)
+            assert np.array_equal(TokenIndex(lazy, vocabulary).mask(state), expected), (schema, text)
+            if text == b'{"a":':
+                assert expected.sum() > FEW_TOKENS
+        cache = vocabulary.trie.tables[("leaf-tables",)][0]
+        kept.append({key: cache[key] for key in cache if key[0] == "inside-bits"})
+    assert kept[0] and all(kept[1][key] is kept[0][key] for key in kept[0] if key in kept[1])
+    assert set(kept[0]) & set(kept[1])
+
+
 def test_options_not_all_leaves_or_words_are_walked_whole_with_no_option_read_first():
     """``(o₁|…|oₖ)·T`` where an option is neither a leaf nor a byte string (a star here): no
     option's mask is read before the state is walked whole (`TokenIndex._options_mask` checks the
