@@ -809,7 +809,7 @@ class TokenIndex:
                     if mask is None and term is not None:
                         split = _options_of(term)
                         if split is not None and len(split[0]) > 1:
-                            mask = self._options_mask(*split)
+                            mask = self._options_mask(*split, bits)
         if mask is None:
             mask = self._walk(state)
         self.walks += 1
@@ -1170,21 +1170,21 @@ class TokenIndex:
         _, after, fewest, most = opened
         mask = self._string_mask(strings.opening, after, fewest, most, bits)
         if other_bytes:  # a number, an object, null... may come instead (walked: none, if none lives)
-            others = self._others_than_strings(s)
+            others = self._others_than_strings(s, bits)
             if others is None:
                 others = self._walk(state, skip=0x22)
             if others.__class__ is list:
                 _set_tokens(mask, others)
-            elif bits:
+            elif others.dtype != mask.dtype:  # (a bool mask into a bitmask)
                 mask |= packed(others)
             else:
                 mask |= others
         return mask
 
-    def _others_than_strings(self, term: int | Term) -> np.ndarray | list[int] | None:
+    def _others_than_strings(self, term: int | Term, bits: bool = False) -> np.ndarray | list[int] | None:
         """For `_opening_mask`: the tokens of a term's options that do not begin with the quote,
-        by `_options_mask` (null, an integer leaf); None if an option begins with the quote and
-        another byte, or one of the others is not served so."""
+        by `_options_mask` (null, an integer leaf; with `bits`, maybe a bitmask); None if an option
+        begins with the quote and another byte, or one of the others is not served so."""
         split = _options_of(term) if term.__class__ is Term else None
         if split is None:
             return None
@@ -1192,7 +1192,7 @@ class TokenIndex:
         others = [option for option in options if not option.first & _QUOTE_BIT]
         if any(option.first & _QUOTE_BIT and option.first != _QUOTE_BIT for option in options) or not others:
             return None
-        return self._options_mask(others, then)
+        return self._options_mask(others, then, bits)
 
     def _literal_mask(self, state: int) -> np.ndarray | list[int] | None:
         """The mask of a state whose term is options that each begin with a byte string (the
@@ -1286,13 +1286,16 @@ class TokenIndex:
             return self._leaf_tables_mask(head.table, head.lo, after, bits)
         return self._leaf_exits_mask(head, after, bits)
 
-    def _options_mask(self, options: Sequence[Term], then: Term | None) -> np.ndarray | list[int] | None:
+    def _options_mask(self, options: Sequence[Term], then: Term | None,
+                      bits: bool = False) -> np.ndarray | list[int] | None:
         """The mask of ``(o₁ | … | oₖ)·T`` (T None: none) where a leaf or a byte string begins each
         option (a bounded integer or null, ``anyOf``): the union of the masks of each leaf's
         ``oᵢ·T``, from its tables (`_leaf_term_mask`), and of the options of words, those of more
         than one byte together, read along them (`_literal_tokens`; a long enum: one read), exact
-        as a token lives iff it lives in one option. None if an option is neither (seen before any
-        mask is read), or a mask would be walked (the state is walked whole: no union is cheaper)."""
+        as a token lives iff it lives in one option. With `bits`, a leaf's mask may come as a
+        bitmask: the union is then one, the other options' packed into it. None if an option is
+        neither (seen before any mask is read), or a mask would be walked (the state is walked
+        whole: no union is cheaper)."""
         words, leaves = [], []
         for option in options:
             if _is_word(option):
@@ -1302,13 +1305,14 @@ class TokenIndex:
             else:
                 return None
         longer = [word for word in words if word.kind == K_CONCAT]
-        parts = [(alt(*longer), self._literal_tokens)] if longer else []  # (`alt` would merge single bytes)
-        parts += [(word, self._literal_tokens) for word in words if word.kind != K_CONCAT]
-        parts += [(option, self._leaf_term_mask) for option in leaves]
+        parts = [(alt(*longer), False)] if longer else []  # (`alt` would merge single bytes)
+        parts += [(word, False) for word in words if word.kind != K_CONCAT]
+        parts += [(option, True) for option in leaves]
         served = self.leaf_masks
         found: list = []
-        for term, mask_of in parts:
-            mask = mask_of(term if then is None else concat(term, then))
+        for term, leaf in parts:
+            term = term if then is None else concat(term, then)
+            mask = self._leaf_term_mask(term, bits) if leaf else self._literal_tokens(term)
             if mask is None:
                 self.leaf_masks = served
                 return None
@@ -1316,12 +1320,14 @@ class TokenIndex:
         arrays = [mask for mask in found if mask.__class__ is not list]
         if not arrays:
             return [t for mask in found for t in mask]
-        union = arrays[0]  # (each option's bool mask is a new array of its own: written into)
-        for mask in arrays[1:]:
-            union |= mask
+        # each option's array is a new one of its own, written into: a bitmask if one is
+        union = next((mask for mask in arrays if mask.dtype != bool), arrays[0])
+        for mask in arrays:
+            if mask is not union:
+                union |= packed(mask) if mask.dtype != union.dtype else mask
         for mask in found:
             if mask.__class__ is list:
-                union[mask] = True
+                _set_tokens(union, mask)
         return union
 
     def _leaf_tables_mask(self, automaton: LeafAutomaton, q: int, after: Term,

@@ -471,30 +471,38 @@ def test_options_with_many_tokens_each_are_the_union_of_their_masks():
     """With a vocabulary where a bounded integer's first state allows more than `FEW_TOKENS`
     tokens (every numeral up to three digits, signed or not), an option's mask is an array, not a
     list: an integer beside ``null`` (an array and a list), two integers of opposite signs (two
-    arrays) are masked by `TokenIndex._options_mask` as their union, the definition's token by
-    token."""
+    arrays), a string or an integer (beside the quote's tables) are masked by
+    `TokenIndex._options_mask` as their union, the definition's token by token; asked for as
+    bitmasks, the leaves' come as kept bitmasks (`leaf_inside_bits`) and the union is one, the
+    definition's bit for bit."""
     from brzozowski.masks import FEW_TOKENS
+    from brzozowski.string_masks import packed
 
     numerals = [str(i).encode() for i in range(-999, 1000)]
-    vocab = [*numerals, b"-", b"n", b"nu", b"null", b"null}", b"7}", b'"', b"}", b",", None]
+    vocab = [*numerals, b"-", b"n", b"nu", b"null", b"null}", b"7}", b'"', b'"x', b'"x"}', b"}", b",", None]
     eos = len(vocab) - 1
+    vocabulary = Vocabulary(vocab, eos_id=eos)
     schema = {"type": "object", "additionalProperties": False, "properties": {
         "a": {"anyOf": [{"type": "integer", "minimum": -3, "maximum": 999}, {"type": "null"}]},
         "b": {"anyOf": [{"type": "integer", "minimum": 10, "maximum": 999},
-                        {"type": "integer", "minimum": -999, "maximum": -10}]}}}
+                        {"type": "integer", "minimum": -999, "maximum": -10}]},
+        "c": {"type": ["string", "integer"]}}}
     lazy = compile_json_schema(schema)
-    index = TokenIndex(lazy, vocab, eos_id=eos)
     served = []
     with pytest.MonkeyPatch.context() as patch:
         options_mask = TokenIndex._options_mask
         patch.setattr(TokenIndex, "_options_mask",
                       lambda self, *args: served.append(options_mask(self, *args)) or served[-1])
-        for text in (b'{"a":', b'{"b":'):
+        for text in (b'{"a":', b'{"b":', b'{"c":'):
             state = lazy.step(lazy.start, text)
-            mask = index.mask(state)
-            assert served and served[-1].__class__ is np.ndarray, text
-            assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), text
+            expected = brute_force_mask(lazy, state, vocab, eos)
+            mask = TokenIndex(lazy, vocabulary).mask(state)
+            assert served and served[-1].__class__ is np.ndarray and served[-1].dtype == bool, text
+            assert np.array_equal(mask, expected), text
             assert mask.sum() > 2 * FEW_TOKENS, text
+            bits = TokenIndex(lazy, vocabulary).bitmask(state)
+            assert served[-1].__class__ is np.ndarray and served[-1].dtype != bool, text
+            assert np.array_equal(bits, packed(expected)), text
 
 
 def test_a_leaf_that_reads_many_tokens_whole_gives_its_bitmask_from_one_kept_per_leaf_state():
