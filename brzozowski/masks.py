@@ -56,7 +56,9 @@ Five shortcuts keep masks the same and make them cheaper:
   several such (an integer or null, a string or an integer) is the union of its options' masks
   (`TokenIndex._options_mask`; beside a string, of the options other than it). Where a bitmask
   is asked for, these masks are composed packed: the tables' ``inside`` as a bitmask, the few
-  tokens past the quote set by byte.
+  tokens past the quote set by byte; a leaf that reads many tokens whole (a number's first
+  digits) its kept bitmask of those (`brzozowski.leaf_masks.leaf_inside_bits`), and a union of
+  options a bitmask too.
 - **Keys.** A state at or inside an open object's key (listed names, then any other plain-ASCII
   key) gets its mask from the per-vocabulary plain-key tables
   (`brzozowski.string_masks.key_tables`): every token of plain bytes, and the tokens past a plain
