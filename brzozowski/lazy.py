@@ -187,6 +187,12 @@ in the benchmark corpus: 52 ms breadth first, 5 ms depth first); a language foun
 it is settled as well. Breadth first finds the shortest string, so it never goes deep where a
 short one exists (a complement's)."""
 
+QUICK_WIDEST = 64
+"""... and none of them with an alternation of more operands than this: a term that grows at every
+byte (the complement of nested repeats, ``~((.{0,100}){0,100})``: 9,800 operands 200 bytes down)
+is searched breadth first at once, where its witness is one byte away (a newline), not a few
+seconds of ever wider derivatives per state."""
+
 
 def _not_empty(t: Term) -> bool:
     """Whether `t` is known not to be ∅ without a search: settled so, nullable, or a term without
@@ -197,8 +203,9 @@ def _not_empty(t: Term) -> bool:
 def _depth_first(term: Term, budget: int, parent: dict[Term, Term | None],
                  derived: list[Term]) -> Term | None | bool:
     """A term of `term`'s language that is not ∅ (its path in `parent`), None when every term
-    reachable is ∅ (all in `parent`), or False past `budget` terms: depth first, each term derived
-    by one class at a time, its first new derivative searched before the next class is derived."""
+    reachable is ∅ (all in `parent`), or False past `budget` terms or at one wider than
+    `QUICK_WIDEST`: depth first, each term derived by one class at a time, its first new derivative
+    searched before the next class is derived."""
     if _not_empty(term):
         return term
     stack = [(term, iter(derivative_classes(term)))]
@@ -211,7 +218,7 @@ def _depth_first(term: Term, budget: int, parent: dict[Term, Term | None],
             successor = derivative(t, representative, derived)
             if successor is EMPTY or successor in parent:
                 continue
-            if len(parent) >= budget:
+            if len(parent) >= budget or successor.widest > QUICK_WIDEST:
                 return False
             parent[successor] = t
             if _not_empty(successor):

@@ -272,8 +272,9 @@ def test_nullable_but_otherwise_empty():
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(r=patterns, s=patterns, name=st.sampled_from(sorted(COMBINATIONS)), quick=st.sampled_from([0, 3, 10**6]))
 def test_emptiness_depth_first_breadth_first_or_both_is_the_product_constructions(r, s, name, quick):
-    """`is_empty` searches depth first within `QUICK_SEARCH` derivatives, then breadth first: with
-    no depth-first search, with one that gives up after 3 terms, and with one that never gives up,
+    """`is_empty` searches depth first within `QUICK_SEARCH` derivatives (none wider than
+    `QUICK_WIDEST`), then breadth first: with no depth-first search, with one that gives up after 3
+    terms, and with one that never gives up,
     the answer is the product construction's (and a found string's path is settled non-empty)."""
     from brzozowski import lazy
 
@@ -281,6 +282,8 @@ def test_emptiness_depth_first_breadth_first_or_both_is_the_product_construction
     accept, trans = product([_complete(r), _complete(s)], accepts)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lazy, "QUICK_SEARCH", quick)
+        if quick == 10**6:  # (never gives up: no width either)
+            patch.setattr(lazy, "QUICK_WIDEST", quick)
         term = build(parse(r), parse(s))
         path: list = []
         assert is_empty(term, keep=path) == (0 not in live_states(accept, trans)), (r, s, name, quick)
@@ -292,6 +295,23 @@ def test_emptiness_respects_the_state_budget():
     with pytest.raises(StateBudgetError, match="budget"):
         is_empty(hard, max_states=100)
     assert is_empty(hard)  # with the default budget: [ab]* covers both, so nothing is left
+
+
+def test_emptiness_of_a_term_that_widens_at_every_byte_is_searched_breadth_first_at_once():
+    """The complement of nested repeats grows at every byte (9,800 operands 200 bytes down) and its
+    witness is one byte away (a newline, which ``.`` leaves out): the depth-first search gives up at
+    the first derivative wider than `QUICK_WIDEST` and the breadth-first one finds it, a few dozen
+    derivatives in all, not `QUICK_SEARCH` ever wider ones (seconds at every state of an automaton
+    over it: `test_wide_alternations_under_a_complement_…` took minutes)."""
+    from brzozowski import lazy
+
+    term = compl(parse("(.{0,100}){0,100}"))
+    derived = []
+    derive = lazy.derivative
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lazy, "derivative", lambda t, byte, keep=None: derived.append(byte) or derive(t, byte, keep))
+        assert not is_empty(term)
+    assert len(derived) < lazy.QUICK_WIDEST and ord("\n") in derived
 
 
 def test_lazy_dfa_sends_empty_language_states_to_dead():
