@@ -51,6 +51,7 @@ Invariants:
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -208,15 +209,11 @@ def _depth_first(term: Term, budget: int, parent: dict[Term, Term | None],
     searched before the next class is derived."""
     if _not_empty(term):
         return term
-    stack = [(term, iter(derivative_classes(term)))]
+    stack = [(term, _successors(term, derived))]
     while stack:
-        t, classes = stack[-1]
-        for bits in classes:
-            representative = (bits & -bits).bit_length() - 1
-            if not (t.first >> representative) & 1:
-                continue
-            successor = derivative(t, representative, derived)
-            if successor is EMPTY or successor in parent:
+        t, successors = stack[-1]
+        for successor in successors:
+            if successor in parent:
                 continue
             if len(parent) >= budget or successor.widest > QUICK_WIDEST:
                 return False
@@ -224,7 +221,7 @@ def _depth_first(term: Term, budget: int, parent: dict[Term, Term | None],
             if _not_empty(successor):
                 return successor
             if not successor.empty:
-                stack.append((successor, iter(derivative_classes(successor))))
+                stack.append((successor, _successors(successor, derived)))
             break
         else:
             stack.pop()
@@ -241,19 +238,27 @@ def _breadth_first(term: Term, max_states: int, parent: dict[Term, Term | None],
             return t
         if t.empty:
             continue
-        for bits in derivative_classes(t):
-            representative = (bits & -bits).bit_length() - 1
-            if (t.first >> representative) & 1:
-                successor = derivative(t, representative, derived)
-                if successor is not EMPTY and successor not in parent:
-                    if len(parent) >= max_states:
-                        raise StateBudgetError(
-                            f"deciding whether a term is empty explored more than {max_states} "
-                            "derivatives (the state budget); pass a larger max_states"
-                        )
-                    parent[successor] = t
-                    queue.append(successor)
+        for successor in _successors(t, derived):
+            if successor not in parent:
+                if len(parent) >= max_states:
+                    raise StateBudgetError(
+                        f"deciding whether a term is empty explored more than {max_states} "
+                        "derivatives (the state budget); pass a larger max_states"
+                    )
+                parent[successor] = t
+                queue.append(successor)
     return None
+
+
+def _successors(t: Term, derived: list[Term]) -> Iterator[Term]:
+    """The derivatives of `t` other than ∅, by one byte of each derivative class, one at a time
+    (derived as they are asked for: the depth-first search descends before deriving the next)."""
+    for bits in derivative_classes(t):
+        representative = (bits & -bits).bit_length() - 1
+        if (t.first >> representative) & 1:
+            successor = derivative(t, representative, derived)
+            if successor is not EMPTY:
+                yield successor
 
 
 class LazyDFA:

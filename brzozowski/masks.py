@@ -450,6 +450,17 @@ def _set_tokens(mask: np.ndarray, ids: Sequence[int] | np.ndarray) -> None:
         np.bitwise_or.at(mask.view(np.uint8), ids >> 3, np.left_shift(1, ids & 7).astype(np.uint8))
 
 
+def _add_tokens(mask: np.ndarray, other: np.ndarray | list[int]) -> None:
+    """Allow in `mask` (a bool array over the vocabulary, or a bitmask) the tokens of `other`: a
+    list of ids, a mask of the same kind, or a bool mask into a bitmask (packed first)."""
+    if other.__class__ is list:
+        _set_tokens(mask, other)
+    elif other.dtype != mask.dtype:
+        mask |= packed(other)
+    else:
+        mask |= other
+
+
 def _listed_name(option: Term) -> tuple[bytes, Term] | None:
     """(w, Tw) if `option` is a listed name of a key state, ``w"·Tw`` (w plain key bytes one by one),
     else None."""
@@ -1175,12 +1186,7 @@ class TokenIndex:
             others = self._others_than_strings(s, bits)
             if others is None:
                 others = self._walk(state, skip=0x22)
-            if others.__class__ is list:
-                _set_tokens(mask, others)
-            elif others.dtype != mask.dtype:  # (a bool mask into a bitmask)
-                mask |= packed(others)
-            else:
-                mask |= others
+            _add_tokens(mask, others)
         return mask
 
     def _others_than_strings(self, term: int | Term, bits: bool = False) -> np.ndarray | list[int] | None:
@@ -1324,12 +1330,9 @@ class TokenIndex:
             return [t for mask in found for t in mask]
         # each option's array is a new one of its own, written into: a bitmask if one is
         union = next((mask for mask in arrays if mask.dtype != bool), arrays[0])
-        for mask in arrays:
-            if mask is not union:
-                union |= packed(mask) if mask.dtype != union.dtype else mask
         for mask in found:
-            if mask.__class__ is list:
-                _set_tokens(union, mask)
+            if mask is not union:
+                _add_tokens(union, mask)
         return union
 
     def _leaf_tables_mask(self, automaton: LeafAutomaton, q: int, after: Term,
@@ -1373,13 +1376,14 @@ class TokenIndex:
                 for t, d in zip(exits.exit_tokens[starts].tolist(), exits.exit_offsets[starts].tolist()):
                     if _live_term(derivative_of_string(after, tokens[t][d:]), max_states):
                         found.append(np.array([t], dtype=np.intp))
+        if bits and len(exits.inside) > FEW_TOKENS:
+            mask = leaf_inside_bits(self.trie, leaf.table, leaf.lo).copy()
+            if len(found) > 1:  # (`found` begins with the inside)
+                _set_tokens(mask, np.concatenate(found[1:]))
+            return mask
         ids = np.concatenate(found) if len(found) > 1 else found[0]  # (a token in two: set twice)
         if len(ids) <= FEW_TOKENS:
             return ids.tolist()
-        if bits and len(exits.inside) > FEW_TOKENS:
-            mask = leaf_inside_bits(self.trie, leaf.table, leaf.lo).copy()
-            _set_tokens(mask, ids[len(exits.inside):])  # (`found` begins with the inside)
-            return mask
         mask = np.zeros(self.vocab_size, dtype=bool)
         mask[ids] = True
         return mask
