@@ -44,9 +44,12 @@ Five shortcuts keep masks the same and make them cheaper:
 - **Strings.** A state that behaves as the inside of a JSON string (checked against the automaton,
   `brzozowski.string_masks`) gets its mask from a per-vocabulary table plus a walk of only the
   tokens that reach past the closing quote: tens to hundreds of microseconds instead of a dense
-  walk of the whole trie. Over a `LazyDFA`, a string as `brzozowski.json_strings.string_term`
-  writes it is recognized by its state's term (no state inside it is created), and per-token
-  character counts apply a length bound. A state whose quote opens such a string (a value that
+  walk of the whole trie. Those past the quote are one mask per set of rests that live on from
+  the state after the string, kept per vocabulary (`TokenIndex._past_mask`): the next string
+  followed by the same bytes, in this document or another schema's, ORs it into the table's.
+  Over a `LazyDFA`, a string as `brzozowski.json_strings.string_term` writes it is recognized by
+  its state's term (no state inside it is created), and per-token character counts apply a
+  length bound. A state whose quote opens such a string (a value that
   may be a string) takes the tokens that begin with the quote from the tables of the string's
   state before its opening quote, and walks only the others (`TokenIndex._opening_mask`). A state
   inside a ``format``'s string is a leaf's state followed by what comes after the string
@@ -62,8 +65,7 @@ Five shortcuts keep masks the same and make them cheaper:
 - **Keys.** A state at or inside an open object's key (listed names, then any other plain-ASCII
   key) gets its mask from the per-vocabulary plain-key tables
   (`brzozowski.string_masks.key_tables`): every token of plain bytes, and the tokens past a plain
-  key's quote whose rest lives from the one state after it (kept for the next key state of the
-  same object: `KEY_BASES`). Over a `LazyDFA` the state's term
+  key's quote whose rest lives from the one state after it. Over a `LazyDFA` the state's term
   says which names the other keys leave out and what follows each listed name
   (`TokenIndex._named_key_mask`; the schema compiler registers the trie of other keys it built,
   `brzozowski.json_strings.PLAIN_KEY_TRIES`, so its shape is not checked again): their closing
@@ -124,7 +126,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -136,8 +138,9 @@ from .errors import InputTypeError, MaskError, StateError, TokenError, Vocabular
 from .json_strings import PLAIN_KEY_BITS, PLAIN_KEY_TRIES
 from .lazy import is_empty
 from .leaf_masks import NUMERAL_BITS, WIDE_LEAF_BYTES, leaf_exits, leaf_inside_bits, leaf_tables, numeral_leaf
-from .string_masks import (StringTables, count_bound_bits, count_tables, key_tables, kept_on, over_bound, packed,
-                           quote_suffixes, recognize, recognize_counted, string_automaton, string_tables)
+from .string_masks import (StringTables, count_bound_bits, count_tables, kept_in_cache, key_tables, kept_on,
+                           over_bound, packed, quote_suffixes, recognize, recognize_counted, string_automaton,
+                           string_tables)
 from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, K_STAR, Term, alt, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
@@ -349,10 +352,10 @@ without computing the term's derivative classes (which cost more than a few deri
 term: an open object's key after ``,"``, what follows a member's value)."""
 
 
-KEY_BASES = 16
-"""`TokenIndex._key_tables_mask` keeps this many key masks before their walks' own tokens (every
-plain-key token, and those past a plain key's quote that live on from q): an object's key states
-after each member share one (the same q, the same names closing)."""
+PAST_MASKS = 8 * 1024 * 1024
+"""How much memory a vocabulary's cache of masks past a closing quote (`TokenIndex._past_mask`)
+may hold: a bitmask is 25 kB over o200k_base, a bool mask 200 kB; least recently used first out.
+A corpus of a hundred schemas' documents meets ~120 sets of live rests."""
 
 
 RECENT_DERIVATIVES = 64
@@ -652,7 +655,6 @@ class TokenIndex:
         self._listed_names: dict = {}  # option -> `_listed_name` (a key state's listed names)
         self._handled: dict = {}  # (O, start) -> `_names_closing`
         self._rests: dict = {}  # state (a number, or a term) -> `_live_rests` (past a closing quote)
-        self._key_bases: dict = {}  # (q, handled, opened, bits) -> a key mask before its walk's tokens
         self._after_leaves: dict = {}  # term -> `_after_leaf`
 
     def set_strategy(self, expansion: str = "auto", trie: str = "auto", strings: bool = True) -> None:
@@ -1356,10 +1358,10 @@ class TokenIndex:
         if tables is None:
             self.leaf_masks -= 1
             return None
-        mask = (tables.inside_bits if bits else tables.inside).copy()
+        inside = tables.inside_bits if bits else tables.inside
         if _live_term(after, self.automaton.max_states):
-            _set_tokens(mask, self._past_the_quote(tables, None, after))
-        return mask
+            return inside | self._past_mask(tables, ("leaf", automaton.id, q), after, bits)
+        return inside.copy()
 
     def _leaf_exits_mask(self, leaf: Term, after: Term, bits: bool = False) -> np.ndarray | list[int] | None:
         """The tokens allowed in narrow leaf state q followed by `after`, from the exits of q: those
@@ -1381,7 +1383,7 @@ class TokenIndex:
                 found.append(self._after_leaf(after))
             if exits.exit_rests is not None:  # every exit closes the string: rests read per T
                 if len(exits.exit_tokens):  # (none, far from the closing quote: T not read)
-                    found.append(exits.exit_tokens[self._live_rests(after)[exits.exit_rests]])
+                    found.append(exits.exit_tokens[self._live_rests(after)[0][exits.exit_rests]])
             elif len(exits.exit_tokens):
                 starts = _byte_flags(after.first)[exits.exit_bytes]
                 tokens = self.trie.tokens
@@ -1419,43 +1421,74 @@ class TokenIndex:
         ``inside`` table (less the tokens that begin too many characters), plus the tokens that
         close the string (after an allowed number of characters) and whose rest lives from `after`."""
         tables = string_tables(self.trie, r)
-        mask = (tables.inside_bits if bits else tables.inside).copy()
-        allowed = None  # the closing nodes after an allowed number of characters (None: all)
-        if fewest or most is not None:
-            token_counts, closing_counts = count_tables(self.trie, r)
-            allowed = closing_counts >= fewest
-            if most is not None:
-                over = over_bound(self.trie, r, most)
-                if over is None:
-                    mask &= count_bound_bits(self.trie, r, most) if bits else token_counts <= most
-                else:
-                    _clear_tokens(mask, over)
-                allowed &= closing_counts <= most
-        if after is not None:
-            _set_tokens(mask, self._past_the_quote(tables, allowed, after))
+        inside = tables.inside_bits if bits else tables.inside
+        if not fewest and most is None:
+            if after is None:
+                return inside.copy()
+            return inside | self._past_mask(tables, ("json-string", r), after, bits)
+        mask = inside.copy()
+        token_counts, closing_counts = count_tables(self.trie, r)
+        if most is not None:
+            over = over_bound(self.trie, r, most)
+            if over is None:
+                mask &= count_bound_bits(self.trie, r, most) if bits else token_counts <= most
+            else:
+                _clear_tokens(mask, over)
+        if after is not None:  # the closing nodes after an allowed number of characters:
+            highest = kept_on(self.trie, ("json-string-closing-most", r),  # (a bound above all: none)
+                              lambda: (int(closing_counts.max(initial=0)),))[0]
+            most = most if most is not None and most < highest else None
+
+            def allowed() -> np.ndarray:
+                within = closing_counts >= fewest
+                if most is not None:
+                    within &= closing_counts <= most
+                return within
+
+            bounded = fewest > 0 or most is not None
+            mask |= self._past_mask(tables, ("json-string", r), after, bits, allowed if bounded else None,
+                                    (fewest, most) if bounded else ())
         return mask
 
-    def _past_the_quote(self, tables: StringTables, allowed: np.ndarray | None,
-                        after: int | Term) -> np.ndarray:
-        """The tokens of ``tables.past_tokens`` that live on from `after` once their string has
-        closed (at a closing node where `allowed` holds, if given): those whose rest after the quote
-        is live from `after` (`_live_rests`)."""
-        keep = self._live_rests(after)[tables.past_rest]
-        if allowed is not None:
-            keep &= allowed[tables.past_closing]
-        return tables.past_tokens[keep]
+    def _past_mask(self, tables: StringTables, which: tuple, after: int | Term, bits: bool,
+                   allowed: Callable[[], np.ndarray] | None = None, allowed_key: tuple = ()) -> np.ndarray:
+        """The tokens of ``tables.past_tokens`` (`which` names the tables) that live on from `after`
+        once their string has closed (at a closing node where ``allowed()`` holds, if given, and
+        `allowed_key` says which nodes those are): those whose rest after the quote is live from
+        `after` (`_live_rests`). A read-only mask (a bitmask if `bits`), kept per vocabulary for
+        each set of live rests (`PAST_MASKS`): the strings of a document, and of other schemas,
+        that the same bytes may follow share one, and a state's mask is its tables' ``inside`` OR
+        it, one numpy operation (rather than a few hundred tokens set one by one)."""
+        rests, rests_key = self._live_rests(after)
 
-    def _live_rests(self, after: int | Term) -> np.ndarray:
+        def build() -> np.ndarray:
+            keep = rests[tables.past_rest]
+            if allowed is not None:
+                keep &= allowed()[tables.past_closing]
+            if bits:
+                mask = np.zeros(-(-self.vocab_size // 32), dtype=np.int32)
+            else:
+                mask = np.zeros(self.vocab_size, dtype=bool)
+            _set_tokens(mask, tables.past_tokens[keep])
+            mask.setflags(write=False)
+            return mask
+
+        return kept_in_cache(self.trie, "past-the-quote", PAST_MASKS, (which, rests_key, allowed_key, bits),
+                             build, lambda mask: mask.nbytes)
+
+    def _live_rests(self, after: int | Term) -> tuple[np.ndarray, bytes]:
         """Per node of the vocabulary's `quote_suffixes` trie: whether its bytes lead from `after`
         to a live state (a walk in Python from the root, each node's children by `_expand`; kept
-        per state)."""
+        per state), and the same as bytes (a key: the rests many states share)."""
         found = self._rests.get(after)
         if found is None:
             labels, child_lo, child_count = quote_suffixes(self.trie)[:3]
             read = self._read_below if after.__class__ is Term else self._below  # (a number; None: no key)
             live = [0, *read(labels, child_lo, child_count, 0, after)]
-            found = self._rests[after] = np.zeros(len(labels), dtype=bool)
-            found[live] = True
+            rests = np.zeros(len(labels), dtype=bool)
+            rests[live] = True
+            rests.setflags(write=False)
+            found = self._rests[after] = (rests, rests.tobytes())
         return found
 
     def _below(self, labels: bytes, child_lo: Sequence[int], child_count: Sequence[int], node: int,
@@ -1676,7 +1709,7 @@ class TokenIndex:
         then every token of plain bytes alone is allowed (``inside`` of `key_tables`); a token
         whose first byte outside them is the quote, at a node the walk did not expand, went through
         Y or through a quote that leads to q as Y's does: it lives on iff its rest after the quote
-        lives from q (`_past_the_quote`, the ``closing`` nodes the walk expanded left out); the
+        lives from q (`_past_mask`, the ``closing`` nodes the walk expanded left out); the
         walk's own nodes give the rest. None when the state does not look like a key (so the usual
         walk is not delayed) or the walk grows."""
         root = self._walk_state(state)
@@ -1736,23 +1769,18 @@ class TokenIndex:
         `after`, but those closing at the `handled` nodes. Not `opened`: the same for the state
         before the key's opening quote, every token beginning with it."""
         trie = self.trie
-        key = (after, tuple(handled), opened, bits)
-        base = self._key_bases.get(key)
-        if base is None:  # the plain-key tokens and those past a plain key's quote that live on
-            tables = key_tables(trie, opened)
-            base = (tables.inside_bits if bits else tables.inside).copy()
-            allowed_seeds = None
-            if handled:  # (the closing nodes are sorted: each handled one found by bisection)
-                closing = tables.closing
-                at = closing.searchsorted(handled)
-                at = at[closing.take(at, mode="clip") == handled]
-                allowed_seeds = np.ones(len(closing), dtype=bool)
-                allowed_seeds[at] = False
-            _set_tokens(base, self._past_the_quote(tables, allowed_seeds, after))
-            if len(self._key_bases) >= KEY_BASES:  # (the oldest out)
-                del self._key_bases[next(iter(self._key_bases))]
-            self._key_bases[key] = base
-        mask = base.copy()
+        tables = key_tables(trie, opened)
+        position = kept_on(trie, ("plain-key-closing", opened),  # a closing node's index in ``closing``
+                           lambda: ({node: i for i, node in enumerate(tables.closing.tolist())},))[0]
+        closed = tuple(sorted(position[node] for node in handled if node in position))
+
+        def allowed() -> np.ndarray:
+            allowed_nodes = np.ones(len(tables.closing), dtype=bool)
+            allowed_nodes[list(closed)] = False
+            return allowed_nodes
+
+        mask = (tables.inside_bits if bits else tables.inside) | self._past_mask(
+            tables, ("plain-key", opened), after, bits, allowed if closed else None, closed)
         if found:
             ids = _few_tokens(trie, found)  # (a listed name's tokens: a few, listed without numpy)
             _set_tokens(mask, trie.tokens_at(np.array(found, dtype=np.intp))[0] if ids is None else ids)
