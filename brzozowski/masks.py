@@ -1059,12 +1059,23 @@ class TokenIndex:
         state: of a term without ``&`` or ``~`` (which derives to ∅ exactly by the bytes outside
         its `first`) whose moves are not known, a child where every token ends lives iff the term
         begins with its byte, no derivative taken (its state is None), and the others are derived
-        by their byte, or by class past `FEW_INNER` of them."""
+        by their byte, or by class past `FEW_INNER` of them. At a node of many children where the
+        term begins with few bytes (a quote's node, the value after it), those bytes are found
+        among the labels rather than every child looked at."""
         if term.__class__ is not Term or term.boolean or _is_word(term) or term in self._move_memo:
             return self._expand(term, lo, count, labels, nodes, states)
         first = term.first
+        children: Sequence[int] = range(lo, lo + count)
+        if first.bit_count() < count // 8:  # a wide node, few bytes allowed: each found (ascending)
+            children, bits = [], first
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                child = labels.find(low.bit_length() - 1, lo, lo + count)
+                if child >= 0:
+                    children.append(child)
         start, inner = len(nodes), 0
-        for child in range(lo, lo + count):
+        for child in children:
             b = labels[child]
             if (first >> b) & 1:
                 if child_count[child]:

@@ -970,6 +970,20 @@ def test_strings_that_the_same_bytes_may_follow_share_one_mask_past_the_quote():
     assert len(past) == 3
 
 
+def test_below_a_wide_node_the_few_bytes_that_go_on_are_each_found():
+    """Below a word's closing quote (a node of some thirty children) what follows begins with
+    three bytes: they are found among the labels, not every child looked at (`_expand_below`),
+    the lowest child and the highest among them; every mask is the definition."""
+    vocab = [b'a', b'ab', b'b', b'"', *(b'"' + bytes([c]) for c in b'!#$%&()*+,-./0123456789:;<=>?@}~'),
+             b'",x', b'"}x', b'"!x', b'"~x', b'x', None]
+    eos = len(vocab) - 1
+    lazy = LazyDFA(r'(ab|b)"(!|,|~)x')
+    index = TokenIndex(lazy, vocab, eos_id=eos)
+    for state in _all_states(lazy):
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, eos)), state
+    assert index.mask(lazy.step(lazy.start, b"ab"))[[vocab.index(b'"!x'), vocab.index(b'"~x')]].all()
+
+
 OPENING = {"type": "object", "properties": {
     "a": {"type": ["string", "null"], "maxLength": 3},
     "b": {"anyOf": [{"type": "string", "minLength": 2}, {"type": "integer"}]},
