@@ -52,7 +52,8 @@ from .dfa import explore
 from .format_automata import FormatTable, format_dfa
 from .json_formats import FORMAT_PATTERNS
 from .leaves import format_leaf
-from .string_masks import StringTables, codes_from, kept_in_cache, kept_on, packed, quote_suffixes, tables_from_codes
+from .string_masks import (StringTables, codes_from, kept_in_cache, kept_on, packed_ids, quote_suffixes,
+                           tables_from_codes)
 from .vocabulary import TokenTrie, merged_classes, token_trie
 
 if TYPE_CHECKING:
@@ -306,9 +307,7 @@ def leaf_inside_bits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> np.nd
     whose leaf reads many (a number's first digits: ~1,100 over o200k_base) copies it, not a bool
     array over the vocabulary made and packed each time (shared by every schema that holds the leaf)."""
     def build() -> np.ndarray:
-        mask = np.zeros(trie.vocab_size, dtype=bool)
-        mask[leaf_exits(trie, automaton, q).inside] = True
-        return packed(mask)
+        return packed_ids(leaf_exits(trie, automaton, q).inside, trie.vocab_size)
     return _cached(trie, ("inside-bits", automaton.id, q), build)
 
 

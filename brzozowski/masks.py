@@ -139,8 +139,8 @@ from .json_strings import PLAIN_KEY_BITS, PLAIN_KEY_TRIES
 from .lazy import is_empty
 from .leaf_masks import NUMERAL_BITS, WIDE_LEAF_BYTES, leaf_exits, leaf_inside_bits, leaf_tables, numeral_leaf
 from .string_masks import (StringTables, count_bound_bits, count_tables, kept_in_cache, key_tables, kept_on,
-                           over_bound, packed, quote_suffixes, recognize, recognize_counted, string_automaton,
-                           string_tables)
+                           over_bound, packed, packed_ids, quote_suffixes, recognize, recognize_counted,
+                           string_automaton, string_tables)
 from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, K_STAR, Term, alt, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
@@ -1476,11 +1476,11 @@ class TokenIndex:
             keep = rests[tables.past_rest]
             if allowed is not None:
                 keep &= allowed()[tables.past_closing]
+            tokens = tables.past_tokens[keep]
             if bits:
-                mask = np.zeros(-(-self.vocab_size // 32), dtype=np.int32)
-            else:
-                mask = np.zeros(self.vocab_size, dtype=bool)
-            _set_tokens(mask, tables.past_tokens[keep])
+                return packed_ids(tokens, self.vocab_size)
+            mask = np.zeros(self.vocab_size, dtype=bool)
+            mask[tokens] = True
             mask.setflags(write=False)
             return mask
 
