@@ -1138,7 +1138,8 @@ key_tokens = st.lists(
     st.one_of(
         st.binary(min_size=1, max_size=7).map(lambda bs: bytes(KEY_BYTES[b % len(KEY_BYTES)] for b in bs)),
         st.sampled_from([b'"', b'":', b'":1', b'":1,"', b'time', b'_of', b'"}', b'x":0}', b'ti', b'"t',
-                         b'caf\xc3\xa9":', b'a\\"b', b'\\u00e9', b'""', b'":{"', None]),
+                         b'caf\xc3\xa9":', b'a\\"b', b'\\u00e9', b'""', b'":{"', b'null', b'l,"', b',"',
+                         b',"ty', b',"x":', b'}', b'},', b'}}', b',', None]),
     ),
     min_size=1,
     max_size=60,
@@ -1187,7 +1188,8 @@ def test_key_state_masks_match_brute_force(vocab, which):
 def test_key_states_over_o200k_match_brute_force():
     """On a real vocabulary, after ``{"``, inside a listed name's prefix, past a listed name, inside
     another key, after ``,"``, and after ``,`` (before a key's opening quote): the tables served
-    the mask, and it is the definition."""
+    the mask, and it is the definition; so it is after a nested object's member (before the
+    comma, or the end of both objects)."""
     from brzozowski import compile_json_schema
     from brzozowski.vocab import load_tiktoken_vocab
 
@@ -1204,6 +1206,12 @@ def test_key_states_over_o200k_match_brute_force():
                 continue
             assert mask[t] == (lazy.step(state, data) != DEAD), (text, t, data)
     assert index.key_masks == len(texts)
+    nested = compile_json_schema(KEY_SCHEMAS[3], closed_objects=False, max_depth=2)  # (past `}`: more)
+    index = TokenIndex(nested, Vocabulary(vocab, eos_id))
+    state = nested.step(nested.start, b'{"a":{"ti":null')
+    mask = index.mask(state)
+    assert mask[vocab.index(b'},')] and mask[vocab.index(b'}}')]
+    assert np.array_equal(mask, brute_force_mask(nested, state, vocab, eos_id))
 
 
 def test_a_listed_name_written_once_does_not_close_again():
