@@ -411,20 +411,22 @@ def _numeral_exits(trie: VocabTrie, table: FormatTable, q: int) -> LeafExits:
     exit): what follows such a leaf in a mask begins with none (`numeral_leaf`)."""
     found = numerals(trie)
     n_classes = table.columns.shape[1]
-    coded = np.zeros((len(table.columns) + 1, n_classes), dtype=np.intp)  # state s coded s + 1, DEAD 0
-    coded[1:] = table.columns + 1
+    # state s coded (s + 1) * n_classes, DEAD 0: a code plus a byte's class indexes the next code
+    coded = np.zeros((len(table.columns) + 1, n_classes), dtype=np.intp)
+    coded[1:] = (table.columns + 1) * n_classes
     coded = coded.ravel()
+    node_classes = table.classes.take(found.labels)
     starts = found.starts.tolist()
     state = np.zeros(starts[-1], dtype=np.intp)  # per node, coded (a byte outside the table's: DEAD)
-    state[0] = q + 1
+    state[0] = (q + 1) * n_classes
     for d in range(1, len(starts) - 1):
         lo, hi = starts[d], starts[d + 1]
         above = state.take(found.parents[lo:hi])
         if not above.any():
             break
-        state[lo:hi] = coded.take(above * n_classes + table.classes.take(found.labels[lo:hi]))
+        state[lo:hi] = coded.take(above + node_classes[lo:hi])
     accepting = np.concatenate(([False], table.accept))
-    out = np.flatnonzero(accepting.take(state.take(found.leaving_parents)))
+    out = np.flatnonzero(accepting.take(state.take(found.leaving_parents) // n_classes))
     return _frozen(LeafExits(found.tokens[state.take(found.nodes) != 0], bool(table.accept[q]),
                              found.leaving_tokens.take(out), found.leaving_offsets.take(out),
                              found.leaving_bytes.take(out), None))
