@@ -140,7 +140,7 @@ from .lazy import is_empty
 from .leaf_masks import NUMERAL_BITS, WIDE_LEAF_BYTES, leaf_exits, leaf_inside_bits, leaf_tables, numeral_leaf
 from .string_masks import (StringTables, count_bound_bits, count_tables, kept_in_cache, key_tables, kept_on,
                            over_bound, packed, packed_ids, quote_suffixes, recognize, recognize_counted,
-                           string_automaton, string_tables)
+                           set_bits, string_automaton, string_tables)
 from .terms import EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_LEAF, K_STAR, Term, alt, byte_set, concat, star
 from .vocabulary import TokenTrie, VocabTrie, Vocabulary, checked_eos, shared_class_trie, vocab_trie
 
@@ -437,6 +437,19 @@ def _row_moves(row: np.ndarray) -> _Moves:
                   ALL_BYTES ^ groups.get(DEAD, 0))
 
 
+def _children_with(bits: int, labels: bytes, lo: int, count: int) -> list[int]:
+    """The children ``lo:lo + count`` of a node (their bytes in `labels`, ascending) whose byte is in
+    the 256-bit set `bits`, ascending: each byte found among the labels (for a few bytes)."""
+    children = []
+    while bits:
+        low = bits & -bits
+        bits ^= low
+        child = labels.find(low.bit_length() - 1, lo, lo + count)
+        if child >= 0:
+            children.append(child)
+    return children
+
+
 def _byte_flags(bits: int) -> np.ndarray:
     """A 256-bit set as a bool per byte."""
     return np.unpackbits(np.frombuffer(bits.to_bytes(32, "little"), dtype=np.uint8),
@@ -463,7 +476,7 @@ def _set_tokens(mask: np.ndarray, ids: Sequence[int] | np.ndarray) -> None:
         many[ids] = True
         mask |= packed(many)
     elif len(ids):
-        np.bitwise_or.at(mask.view(np.uint8), ids >> 3, np.left_shift(1, ids & 7).astype(np.uint8))
+        set_bits(mask.view(np.uint8), ids)
 
 
 def _add_tokens(mask: np.ndarray, other: np.ndarray | list[int]) -> None:
@@ -860,7 +873,7 @@ class TokenIndex:
 
     def _from_ids(self, ids: list[int], accepting: bool, bits: bool) -> np.ndarray:
         """The mask (or bitmask) of a few allowed token ids, with EOS as `accepting` says: set
-        one by one, not through a bool array over the vocabulary (and packbits for a bitmask)."""
+        by `_set_tokens`, not through a bool array over the vocabulary packed for a bitmask."""
         eos = self.eos_id
         if eos is not None:
             if eos in ids:
@@ -868,14 +881,11 @@ class TokenIndex:
             if accepting:
                 ids.append(eos)
         if bits:
-            buffer = bytearray(4 * -(-self.vocab_size // 32))
-            for t in ids:
-                buffer[t >> 3] |= 1 << (t & 7)  # bit t % 32 of little-endian word t // 32
-            out = np.frombuffer(buffer, dtype="<i4").astype(np.int32, copy=False)
+            out = np.zeros(-(-self.vocab_size // 32), dtype=np.int32)
         else:
             out = np.zeros(self.vocab_size, dtype=bool)
-            if ids:
-                out[ids] = True
+        if ids:
+            _set_tokens(out, ids)
         out.setflags(write=False)
         return out
 
@@ -1034,24 +1044,17 @@ class TokenIndex:
         """`_expand` for a term that begins with at most `FEW_CHILDREN` bytes: each of them found
         among the labels, and the term derived by it; no derivative classes computed (nor moves
         kept). `leaves`: as in `_few_children`."""
-        bits = term.first
         max_states = self.automaton.max_states
-        work = bits.bit_count()
-        while bits:
-            low = bits & -bits
-            bits ^= low
-            b = low.bit_length() - 1
-            child = labels.find(b, lo, lo + count)
-            if child >= 0:
-                if leaves is not None and not leaves[child]:
-                    nodes.append(child)
-                    states.append(None)
-                    continue
-                derived = derivative(term, b, self._recent)
-                if _live_term(derived, max_states):
-                    nodes.append(child)
-                    states.append(derived)
-        return work
+        for child in _children_with(term.first, labels, lo, count):
+            if leaves is not None and not leaves[child]:
+                nodes.append(child)
+                states.append(None)
+                continue
+            derived = derivative(term, labels[child], self._recent)
+            if _live_term(derived, max_states):
+                nodes.append(child)
+                states.append(derived)
+        return term.first.bit_count()
 
     def _expand_below(self, term: int | Term, lo: int, count: int, labels: bytes, child_count: Sequence[int],
                       nodes: list, states: list) -> int:
@@ -1066,14 +1069,8 @@ class TokenIndex:
             return self._expand(term, lo, count, labels, nodes, states)
         first = term.first
         children: Sequence[int] = range(lo, lo + count)
-        if first.bit_count() < count // 8:  # a wide node, few bytes allowed: each found (ascending)
-            children, bits = [], first
-            while bits:
-                low = bits & -bits
-                bits ^= low
-                child = labels.find(low.bit_length() - 1, lo, lo + count)
-                if child >= 0:
-                    children.append(child)
+        if first.bit_count() < count // 8:  # a wide node, few bytes allowed: each found
+            children = _children_with(first, labels, lo, count)
         start, inner = len(nodes), 0
         for child in children:
             b = labels[child]

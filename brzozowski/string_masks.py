@@ -81,9 +81,9 @@ if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary bu
 
 __all__ = ["COUNT_BOUNDS", "FEW_OVER_BOUND", "MAX_PAIRED", "PLAIN_KEY_BYTES", "PYTHON_TAIL_NODES", "QuoteSuffixes",
            "StringAutomaton", "StringTables", "build_all_tables", "codes_from", "count_bound_bits",
-           "count_order", "count_tables", "key_tables", "kept_in_cache", "kept_on", "over_bound", "packed", "packed_ids",
-           "quote_suffixes", "recognize", "recognize_counted", "string_automaton", "string_tables",
-           "tables_from_codes"]
+           "count_order", "count_tables", "key_tables", "kept_in_cache", "kept_on", "over_bound", "packed",
+           "packed_ids", "quote_suffixes", "recognize", "recognize_counted", "set_bits", "string_automaton",
+           "string_tables", "tables_from_codes"]
 
 
 class StringAutomaton:
@@ -324,10 +324,16 @@ def packed_ids(ids: np.ndarray, size: int) -> np.ndarray:
     """The bitmask (`packed`'s layout) of the tokens `ids` of a vocabulary of `size` tokens, their
     bits set by byte (no bool array over the vocabulary made and packed), read-only."""
     by_byte = np.zeros(4 * -(-size // 32), dtype=np.uint8)
-    np.bitwise_or.at(by_byte, ids >> 3, np.left_shift(1, ids & 7).astype(np.uint8))
+    set_bits(by_byte, ids)
     bits = by_byte.view("<i4").astype(np.int32, copy=False)
     bits.setflags(write=False)
     return bits
+
+
+def set_bits(by_byte: np.ndarray, ids: np.ndarray) -> None:
+    """Set the bits of the tokens `ids` in the bytes of a bitmask (`packed`'s layout: token t is
+    bit t % 8 of byte t // 8), in place: one ``bitwise_or.at`` (ids sharing a byte all count)."""
+    np.bitwise_or.at(by_byte, ids >> 3, np.left_shift(1, ids & 7).astype(np.uint8))
 
 
 COUNT_BOUNDS = 64
