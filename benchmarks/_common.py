@@ -12,7 +12,7 @@ differently, so each gets the same language in its own dialect:
   U+0000..U+00FF (same states, same transitions), which is what a compile benchmark compares.
   greenery cannot parse a ``-`` at the end of a character class (``[+-]``): it gets ``\\-`` there.
 - outlines-core and llguidance compile over the UTF-8 bytes of *characters* (``\\xc2`` means U+00C2,
-  two bytes in UTF-8). Our byte-level UTF-8 alternation (brzozowski.schema's well-formed multi-byte
+  two bytes in UTF-8). Our byte-level UTF-8 alternation (brzozowski.json.strict's well-formed multi-byte
   sequence, RFC 3629) is replaced by the character class ``[\\x{80}-\\x{10FFFF}]``, whose UTF-8
   encodings are exactly those byte sequences (Rust's char excludes surrogates). bench_masks.py checks
   the claim: at every step of every walk the peers' masks allow the same number of tokens as ours.
@@ -47,9 +47,9 @@ def load_schema(name: str) -> dict:
 
 
 def schema_regex(name: str) -> str | None:
-    """The compact-JSON regex of benchmarks/schemas/NAME.json, or None if brzozowski.schema is missing."""
+    """The compact-JSON regex of benchmarks/schemas/NAME.json, or None if brzozowski.json.strict is missing."""
     try:
-        from brzozowski.schema import json_schema_to_regex
+        from brzozowski.json.strict import json_schema_to_regex
     except ImportError:
         return None
     return json_schema_to_regex(load_schema(name))
@@ -103,7 +103,7 @@ RUST_UTF8_CLASS = r"[\x{80}-\x{10FFFF}]"
 def for_rust(pattern: str) -> str:
     """Our byte-level pattern for the UTF-8 character engines (outlines-core, llguidance)."""
     try:
-        from brzozowski.schema import _UTF8_MULTI
+        from brzozowski.json.strict import _UTF8_MULTI
     except ImportError:  # pragma: no cover - only without the schema module
         _UTF8_MULTI = None
     out = pattern.replace(_UTF8_MULTI, RUST_UTF8_CLASS) if _UTF8_MULTI else pattern

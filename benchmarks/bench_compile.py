@@ -5,7 +5,7 @@ Usage (in the benchmark environment, see README.md):
     $BENCH_VENV/bin/python benchmarks/bench_compile.py [--repeats 5] [--budget 60] [--timeout 600]
 
 Protocol. Our library memoizes derivatives on its interned terms (alive while referenced) and
-partitions in bounded process-wide memos (`brzozowski.alphabet`), so a second compile of the same
+partitions in bounded process-wide memos (`brzozowski.core.alphabet`), so a second compile of the same
 pattern in one process is not a compile from scratch. Every measurement therefore runs in a fresh interpreter (a worker subprocess), and
 the headline figure is the *cold* time: the first compile of the pattern in that process. Before
 the clock starts the worker has imported the engine and compiled the one-byte pattern ``q`` (so
@@ -168,7 +168,7 @@ def main() -> None:
     results: dict = {}
     for name, pattern in patterns.items():
         if pattern is None:
-            print(f"{name}: skipped (brzozowski.schema.json_schema_to_regex is not available)", flush=True)
+            print(f"{name}: skipped (brzozowski.json.strict.json_schema_to_regex is not available)", flush=True)
             continue
         results[name] = {"pattern_chars": len(pattern)}
         res = measure(engines, pattern, a.repeats, a.budget, a.timeout)

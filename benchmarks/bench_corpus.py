@@ -228,7 +228,7 @@ def _ours_factory():
     """(make_index(automaton), compilers (schema -> LazyDFA), EOS id) for the brzozowski in this tree."""
     import brzozowski
     from brzozowski import LazyDFA, Vocabulary, load_tiktoken_vocab
-    from brzozowski.masks import TokenIndex
+    from brzozowski.masks.index import TokenIndex
 
     vocabulary = Vocabulary(*load_tiktoken_vocab(VOCAB))
     compilers = {
@@ -261,7 +261,7 @@ def work_ours(items: list[dict], compiler_name: str, memory: bool, clock) -> lis
     Constraint(make(LazyDFA("q"))).bitmask()  # one-time process costs (imports, numpy's first calls)
     if memory:  # the shared per-vocabulary tables are counted once, apart: build them all first
         try:
-            from brzozowski.string_masks import string_automaton, string_tables
+            from brzozowski.json.string_masks import string_automaton, string_tables
         except ImportError:  # before issue 14
             pass
         else:

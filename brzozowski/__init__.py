@@ -8,11 +8,15 @@ the text inside the language. See README.md for the code map.
 __version__ = "0.1.0"
 """The package version: the one place it is written (pyproject.toml reads it from here)."""
 
-from .alphabet import DEAD, Automaton
-from .constraint import Constraint, apply_mask, constrained_sample
-from .dfa import DFA, regex_to_dfa
+from .automata.dfa import DFA, regex_to_dfa
+from .automata.lazy import DEFAULT_MAX_STATES, LazyDFA
+from .budget import DEFAULT_LIMITS, Limits
+from .core.alphabet import DEAD, Automaton
+from .core.syntax import MAX_REPEAT_COUNT, parse
+from .core.terms import Term, alt, compl, concat, freeze_long_lived, inter
 from .errors import (
     BrzozowskiError,
+    BudgetError,
     GoldenMismatchError,
     MaskError,
     RegexSyntaxError,
@@ -20,32 +24,36 @@ from .errors import (
     SchemaError,
     SchemaProblem,
     StateBudgetError,
+    InputLimitError,
+    TimeBudgetError,
     TokenError,
     VocabularyError,
 )
 from .golden import Oracle, check_golden
-from .lazy import DEFAULT_MAX_STATES, LazyDFA
-from .masks import TokenIndex
-from .sampling import SamplingParams, distribution, sample
-from .schema import json_schema_to_regex
-from .schema_compiler import DEFAULT_MAX_DEPTH, compile_json_schema, explain_json_schema
-from .syntax import MAX_REPEAT_COUNT, parse
-from .terms import Term, alt, compl, concat, freeze_long_lived, inter
-from .vocab import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
-from .vocabulary import VocabTrie, Vocabulary, vocab_trie
+from .json.compiler import DEFAULT_MAX_DEPTH, compile_json_schema, explain_json_schema
+from .json.strict import json_schema_to_regex
+from .masks.index import TokenIndex
+from .runtime.constraint import Constraint, apply_mask, constrained_sample
+from .runtime.sampling import SamplingParams, distribution, sample
+from .vocab.tokenizers import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
+from .vocab.vocabulary import VocabTrie, Vocabulary, vocab_trie
 
 __all__ = [
     "__version__",
     "DEAD",
+    "DEFAULT_LIMITS",
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_STATES",
     "DFA",
     "MAX_REPEAT_COUNT",
     "Automaton",
     "BrzozowskiError",
+    "BudgetError",
     "Constraint",
     "GoldenMismatchError",
+    "InputLimitError",
     "LazyDFA",
+    "Limits",
     "MaskError",
     "Oracle",
     "RegexSyntaxError",
@@ -55,6 +63,7 @@ __all__ = [
     "SchemaProblem",
     "StateBudgetError",
     "Term",
+    "TimeBudgetError",
     "TokenError",
     "TokenIndex",
     "VocabTrie",

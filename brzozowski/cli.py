@@ -27,10 +27,10 @@ import textwrap
 from typing import Sequence
 
 from . import __version__
-from .dfa import regex_to_dfa
+from .automata.dfa import regex_to_dfa
 from .errors import BrzozowskiError, GoldenError, InputFileError, StateBudgetError
-from .lazy import DEFAULT_MAX_STATES
-from .schema_compiler import DEFAULT_MAX_DEPTH
+from .automata.lazy import DEFAULT_MAX_STATES
+from .json.compiler import DEFAULT_MAX_DEPTH
 
 __all__ = ["main"]
 
@@ -55,9 +55,9 @@ def _cmd_masks(args: argparse.Namespace) -> int:
     import statistics
     import time
 
-    from .masks import TokenIndex
-    from .vocabulary import vocab_trie
-    from .vocab import load_vocab
+    from .masks.index import TokenIndex
+    from .vocab.vocabulary import vocab_trie
+    from .vocab.tokenizers import load_vocab
 
     t0 = time.perf_counter()
     vocab, eos_id = load_vocab(args.vocab)
@@ -166,7 +166,7 @@ def _random_documents(dfa, rng, n: int, soft_limit: int = 80) -> list[bytes]:
     closer to the nearest accepting state)."""
     import numpy as np
 
-    from .alphabet import DEAD
+    from .core.alphabet import DEAD
 
     dist = np.full(dfa.n_states, -1)  # bytes from each state to the nearest accepting state
     preds: list[list[int]] = [[] for _ in range(dfa.n_states)]
@@ -202,7 +202,7 @@ def _random_documents(dfa, rng, n: int, soft_limit: int = 80) -> list[bytes]:
 def _lazy_documents(lazy, rng, n: int, soft_limit: int = 200) -> list[bytes]:
     """`n` random documents of a LazyDFA: walks over random successor states that stop only in
     accepting states; past `soft_limit` bytes, a breadth-first search finishes on a shortest path."""
-    from .alphabet import DEAD
+    from .core.alphabet import DEAD
 
     docs = []
     for _ in range(n):
@@ -235,8 +235,8 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     import random
     import time
 
-    from .schema import json_schema_to_regex
-    from .schema_compiler import compile_json_schema
+    from .json.strict import json_schema_to_regex
+    from .json.compiler import compile_json_schema
 
     schema = _read_schema(args.file)
     options = {"separators": tuple(args.separators), "any_whitespace": args.any_whitespace,

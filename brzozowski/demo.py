@@ -1,10 +1,10 @@
 """The main job: a real language model asked for tool calls, unconstrained and constrained side by side.
 
 `run` loads a GGUF model through llama.cpp (by default SmolLM2-135M-Instruct, see
-`brzozowski.llama`), asks it with chat prompts for calls of a few embedded tools (`TOOLS`), or for a
+`brzozowski.runtime.llama`), asks it with chat prompts for calls of a few embedded tools (`TOOLS`), or for a
 document of your own schema or regex, and generates each request twice with the same seed: once
-left alone, once through a `brzozowski.llama.ConstraintLogitsProcessor` over the schema's
-`brzozowski.schema_compiler.compile_json_schema` automaton (``$defs``/``$ref``, formats, bounds),
+left alone, once through a `brzozowski.runtime.llama.ConstraintLogitsProcessor` over the schema's
+`brzozowski.json.compiler.compile_json_schema` automaton (``$defs``/``$ref``, formats, bounds),
 written with `SEPARATORS` ``(", ", ": ")`` as ``json.dumps`` writes, the way the prompts' examples
 are written (or over the regex's automaton). For each it prints the
 document, the ``jsonschema`` verdict (Draft 2020-12 with format checking; for a regex,
@@ -36,8 +36,8 @@ from typing import Any, TextIO
 import numpy as np
 
 from .errors import ArgumentError
-from .lazy import LazyDFA
-from .schema_compiler import compile_json_schema
+from .automata.lazy import LazyDFA
+from .json.compiler import compile_json_schema
 
 __all__ = ["SEPARATORS", "TOOLS", "Generation", "Task", "Tool", "generate", "run", "signature", "tasks_for", "tool_call_schema"]
 
@@ -83,7 +83,7 @@ class Tool:
 #: Free strings have a ``maxLength`` and integers a ``maximum``: a 135M model asked for an unbounded
 #: value may write "12000000..." or a never-ending name, which an unbounded schema allows; the bounds
 #: make the documents end within the token cap. ``get_weather`` alone stays in the specification's
-#: strict subset (`brzozowski.schema.json_schema_to_regex`): notebook 5 compiles it that way and
+#: strict subset (`brzozowski.json.strict.json_schema_to_regex`): notebook 5 compiles it that way and
 #: checks its masks against the golden oracle.
 TOOLS: dict[str, Tool] = {
     "get_weather": Tool(
@@ -315,14 +315,14 @@ def generate(
     """Run `task` once on `llm` (constrained or not), judge the answer, time it.
 
     Constrained, the token index is shared between generations of the same automaton; with
-    `precompute` it is built over the canonical DFA and, up to `brzozowski.llama.PRECOMPUTE_MAX_STATES`
+    `precompute` it is built over the canonical DFA and, up to `brzozowski.runtime.llama.PRECOMPUTE_MAX_STATES`
     states, every state's mask is computed before the first token (``setup_seconds``, zero when the
     index was already there); otherwise masks are computed on first use, on the token path. `clock` times the
     processor (wall time by default; ``time.thread_time`` for CPU time).
     """
     from llama_cpp import LogitsProcessorList
 
-    from .llama import ConstraintLogitsProcessor, shared_index
+    from .runtime.llama import ConstraintLogitsProcessor, shared_index
 
     extra: dict[str, Any] = {}
     processor = None
@@ -376,7 +376,7 @@ def run(
     """The demo (``brzozowski demo``): print every generation side by side; 1 if a constrained
     document that finished does not validate (a bug), else 0. Schemas are compiled by
     `compile_json_schema` with `separators`."""
-    from .llama import default_model_path, load_model
+    from .runtime.llama import default_model_path, load_model
 
     out = out or sys.stdout
     tasks = tasks_for(n, schema=schema, regex=regex, prompt=prompt, separators=separators)

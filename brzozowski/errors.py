@@ -61,8 +61,24 @@ class RegexSyntaxError(BrzozowskiError):
         super().__init__(f"{message} at offset {offset}\n  {shown}\n  {' ' * caret}^")
 
 
-class StateBudgetError(BrzozowskiError):
+class BudgetError(BrzozowskiError):
+    """A call that would cost more than a named limit allows: the message names the limit, its value
+    and where the work was (a JSON pointer, a state), so a caller can raise that one limit or refuse
+    the input. Every limit is a field of `brzozowski.budget.Limits`."""
+
+
+class StateBudgetError(BudgetError):
     """Building the automaton would need more states than the budget allows (a state explosion)."""
+
+
+class TimeBudgetError(BudgetError):
+    """A compile, an index construction or a mask step ran past its deadline
+    (`brzozowski.budget.Limits`: ``compile_seconds``, ``mask_seconds``)."""
+
+
+class InputLimitError(BudgetError):
+    """An input larger than a named size limit allows (schema bytes, properties, enum members, a
+    literal's length, a token's length, a bitmask's shape): refused before any work is done."""
 
 
 class EmptyLanguageError(BrzozowskiError):
@@ -149,7 +165,7 @@ class ModelError(BrzozowskiError):
 
 
 class DrawingError(BrzozowskiError):
-    """A picture that cannot be drawn (`brzozowski.draw.dfa_svg`): an unknown engine, an automaton
+    """A picture that cannot be drawn (`brzozowski.automata.draw.dfa_svg`): an unknown engine, an automaton
     with more than `MAX_DRAWN_STATES` states, a note for a state it does not have, or Graphviz
     failing (or missing) when the "graphviz" engine was asked for by name."""
 

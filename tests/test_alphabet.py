@@ -1,4 +1,4 @@
-"""The byte alphabet (`brzozowski.alphabet`): byte sets and ranges, partitions and their meet, byte
+"""The byte alphabet (`brzozowski.core.alphabet`): byte sets and ranges, partitions and their meet, byte
 classes of partitions and of tables, `DEAD`, and the automaton protocol, each against a brute-force
 oracle over the 256 bytes."""
 
@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import brzozowski
-from brzozowski import alphabet
-from brzozowski.alphabet import (
+from brzozowski.core import alphabet
+from brzozowski.core.alphabet import (
     ALL_BYTES,
     DEAD,
     ONE_CLASS,
@@ -176,7 +176,9 @@ def test_both_automata_are_automata_and_nothing_else_is():
 
 
 def test_the_old_homes_re_export_the_one_definition():
-    from brzozowski import dfa, lazy, terms
+    from brzozowski.automata import dfa
+    from brzozowski.automata import lazy
+    from brzozowski.core import terms
 
     assert brzozowski.DEAD is dfa.DEAD is lazy.DEAD is DEAD == -1
     assert terms.ALL_BYTES is ALL_BYTES and terms.show_byte_set is show_byte_set
@@ -189,7 +191,7 @@ def _signature_partition(term) -> set[int]:
         t = todo.pop()
         if id(t) not in seen:
             seen.add(id(t))
-            if t.kind == brzozowski.terms.K_BYTES:
+            if t.kind == brzozowski.core.terms.K_BYTES:
                 sets.add(t.bits)
             todo.extend(t.children)
     groups: dict[tuple, int] = {}
@@ -204,8 +206,8 @@ def _signature_partition(term) -> set[int]:
 def test_alphabet_classes_memoized_on_sub_terms_equal_a_fresh_grouping(parts, seed):
     """A walk stops at sub-terms whose classes are memoized (a schema's cached "any value"); the
     result is the grouping of the bytes by the byte sets of the whole DAG either way."""
-    from brzozowski.derivatives import alphabet_classes
-    from brzozowski.terms import alt, concat, star
+    from brzozowski.core.derivatives import alphabet_classes
+    from brzozowski.core.terms import alt, concat, star
     terms = [brzozowski.parse(p) for p in parts]
     alphabet_classes(terms[seed % len(terms)])  # memoize one part first, as the schema compiler does
     whole = alt(concat(terms[0], star(terms[1])), *terms[2:])

@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from brzozowski import (
     DEAD, LazyDFA, Term, TokenIndex, alt, compl, concat, inter, parse, regex_to_dfa,
 )
-from brzozowski.derivatives import derivative, derivative_classes, matches
-from brzozowski.dfa import canonical
+from brzozowski.core.derivatives import derivative, derivative_classes, matches
+from brzozowski.automata.dfa import canonical
 from brzozowski.errors import BrzozowskiError, StateBudgetError
 from brzozowski.golden import Oracle, is_dead
-from brzozowski.lazy import is_empty
-from brzozowski.terms import ALL_BYTES, ANYTHING, EMPTY, EPSILON, byte, byte_set, literal, repeat, star
+from brzozowski.automata.lazy import is_empty
+from brzozowski.core.terms import ALL_BYTES, ANYTHING, EMPTY, EPSILON, byte, byte_set, literal, repeat, star
 
 from .strategies import patterns, texts
 from .thompson import reference_tables
@@ -276,7 +276,7 @@ def test_emptiness_depth_first_breadth_first_or_both_is_the_product_construction
     `QUICK_WIDEST`), then breadth first: with no depth-first search, with one that gives up after 3
     terms, and with one that never gives up,
     the answer is the product construction's (and a found string's path is settled non-empty)."""
-    from brzozowski import lazy
+    from brzozowski.automata import lazy
 
     build, accepts = COMBINATIONS[name]
     accept, trans = product([_complete(r), _complete(s)], accepts)
@@ -303,7 +303,7 @@ def test_emptiness_of_a_term_that_widens_at_every_byte_is_searched_breadth_first
     the first derivative wider than `QUICK_WIDEST` and the breadth-first one finds it, a few dozen
     derivatives in all, not `QUICK_SEARCH` ever wider ones (seconds at every state of an automaton
     over it: `test_wide_alternations_under_a_complement_…` took minutes)."""
-    from brzozowski import lazy
+    from brzozowski.automata import lazy
 
     term = compl(parse("(.{0,100}){0,100}"))
     derived = []
@@ -358,7 +358,7 @@ MASK_CASES = {  # name: (the term, its parts, when a product state of the parts 
 
 @pytest.fixture(scope="module")
 def cl100k_subset():
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocab, eos_id = load_tiktoken_vocab("cl100k_base")
     rng = random.Random(12)
@@ -430,7 +430,7 @@ def test_an_automaton_keeps_the_path_its_emptiness_search_found(monkeypatch):
     """`LazyDFA` asks whether its start is empty; the search's path to a nullable term is kept
     with the automaton, so the states along it are known not to be empty without a new search
     (a search's other terms are not kept)."""
-    from brzozowski import lazy
+    from brzozowski.automata import lazy
 
     searches = []
     search = lazy._search

@@ -25,7 +25,7 @@ from brzozowski import (
     explain_json_schema,
     json_schema_to_regex,
 )
-from brzozowski.schema_compiler import MAX_WHITESPACE, json_schema_term
+from brzozowski.json.compiler import MAX_WHITESPACE, json_schema_term
 
 from .strategies import json_schemas, open_json_values as json_values
 
@@ -50,7 +50,7 @@ def sample(lazy: LazyDFA, rng: random.Random, max_len: int = 400) -> bytes | Non
 def parses(doc: bytes, unique: bool = False) -> list:
     """The values a JSON parser may read from `doc`: keeping the last of two equal keys (what
     ``json.loads`` does) and keeping the first. Other properties may repeat a key (the module doc of
-    `brzozowski.schema_compiler`), so a sound document validates either way; with `unique`
+    `brzozowski.json.compiler`), so a sound document validates either way; with `unique`
     (``unique_keys=True``) a repeated key is itself a failure."""
     def first_wins(items):
         keys = [k for k, _ in items]

@@ -17,9 +17,9 @@ import pytest
 
 from brzozowski import DFA, LazyDFA, regex_to_dfa
 from brzozowski.errors import StateBudgetError
-from brzozowski.masks import TokenIndex
-from brzozowski.syntax import parse
-from brzozowski.terms import literal
+from brzozowski.masks.index import TokenIndex
+from brzozowski.core.syntax import parse
+from brzozowski.core.terms import literal
 
 N_THREADS = 8
 ATOMS = ["a", "b", "c", "[a-c]", "[^a]", r"\d", ".", "(?:)"]
@@ -176,7 +176,7 @@ def test_threads_masking_inside_one_new_format_leaf_get_the_definition(tiny_swit
     states inside it over one vocabulary: they race on the leaf automaton, its transition table
     and the vocabulary's leaf tables; every mask is the definition."""
     from brzozowski import compile_json_schema
-    from brzozowski.vocabulary import Vocabulary
+    from brzozowski.vocab.vocabulary import Vocabulary
 
     vocab = [b"https", b"://", b"ex", b".co", b"/a", b"?b=", b"1", b'"', b'"}', b"h", b":", b"x",
              b"%2", b"\\u0061", None]
@@ -211,9 +211,9 @@ def test_threads_making_the_same_bounded_integers_get_one_atom_and_a_full_cache_
     """Threads asking at once for the integers under the same new bounds (while the bounded cache
     of integer tables is full and evicting) all get the one atom kept for that language, and its
     language is the term's; the cache never holds more than its bound."""
-    from brzozowski import json_leaves
-    from brzozowski.dfa import canonical
-    from brzozowski.json_numbers import integer_term
+    from brzozowski.json import leaf_terms as json_leaves
+    from brzozowski.automata.dfa import canonical
+    from brzozowski.json.numbers import integer_term
 
     bounds = [{"minimum": 1000 + n, "maximum": 5000 + 7 * n} for n in range(json_leaves.MAX_NUMBER_LEAVES + 40)]
     results = run_together(lambda kw, _: json_leaves.json_integer_term(**kw), bounds)

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brzozowski import DEAD, LazyDFA, regex_to_dfa
-from brzozowski.constraint import Constraint, apply_mask, constrained_sample
+from brzozowski.runtime.constraint import Constraint, apply_mask, constrained_sample
 from brzozowski.errors import MaskError, TokenError
-from brzozowski.masks import TokenIndex
-from brzozowski.sampling import SamplingParams
+from brzozowski.masks.index import TokenIndex
+from brzozowski.runtime.sampling import SamplingParams
 
 from .corpus import HAND, HAND_EOS, HAND_MASKS, HAND_VOCAB
 
@@ -222,7 +222,7 @@ def test_any_token_sequence_is_accepted_iff_the_masks_allow_it(tokens):
 
 # -- the engine API: rollback, validate_tokens, forced_bytes, fill_bitmask, copy --------------------
 
-from brzozowski.constraint import (  # noqa: E402  (grouped with the tests that use them)
+from brzozowski.runtime.constraint import (  # noqa: E402  (grouped with the tests that use them)
     allocate_bitmask, fill_bitmasks, forced_tokens, greedy_tokenizer,
 )
 

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brzozowski import DEAD, DFA, LazyDFA, regex_to_dfa
-from brzozowski import dfa as dfa_module
-from brzozowski.dfa import canonical
+from brzozowski.automata import dfa as dfa_module
+from brzozowski.automata.dfa import canonical
 from brzozowski.errors import StateBudgetError, StateError, TableError
 
 from .corpus import HAND, SYNTAX_PATTERNS
@@ -293,7 +293,7 @@ def test_a_step_read_on_terms_ends_in_the_state_byte_by_byte_reaches(pattern):
     DEAD included, and so is the state a second step from there reaches (the first one's end has
     no classes yet: it is read on from its term); of longer data all but the last `TERM_STEPS`
     bytes are read state by state (each state counted against the state budget)."""
-    from brzozowski.lazy import TERM_STEPS
+    from brzozowski.automata.lazy import TERM_STEPS
 
     rng = random.Random(7)
     for _ in range(300):
@@ -365,7 +365,7 @@ def test_a_derivative_option_by_option_is_the_one_byte_by_byte(which, walk, data
     option, no union built per byte) gives the very term `derivative_of_string` gives, from any
     state of these schemas, or declines (a tail the options may reach midway)."""
     from brzozowski import compile_json_schema
-    from brzozowski.derivatives import derivative_by_options, derivative_of_string
+    from brzozowski.core.derivatives import derivative_by_options, derivative_of_string
 
     lazy = compile_json_schema(WORD_SCHEMAS[which], closed_objects=which != 1)
     state = lazy.start
@@ -385,8 +385,8 @@ def test_a_derivative_through_heads_is_the_one_byte_by_byte(pattern, prefix, dat
     built per run of bytes) gives the very term `derivative_of_string` gives, from a random
     derivative of a random pattern; asked to decline where a term before the last byte is
     nullable, it declines exactly there."""
-    from brzozowski.derivatives import derivative_of_string, derivative_through_heads
-    from brzozowski.syntax import parse
+    from brzozowski.core.derivatives import derivative_of_string, derivative_through_heads
+    from brzozowski.core.syntax import parse
 
     term = derivative_of_string(parse(pattern), prefix)
     expected = derivative_of_string(term, data)
@@ -407,8 +407,8 @@ def test_a_derivative_through_heads_is_the_one_byte_by_byte(pattern, prefix, dat
 ])
 def test_a_derivative_through_heads_on_the_cases_that_break_it(pattern, data, declined):
     """Where reading a concatenation's head alone would build another term than byte by byte."""
-    from brzozowski.derivatives import derivative_of_string, derivative_through_heads
-    from brzozowski.syntax import parse
+    from brzozowski.core.derivatives import derivative_of_string, derivative_through_heads
+    from brzozowski.core.syntax import parse
 
     term = parse(pattern)
     expected = derivative_of_string(term, data)
@@ -423,7 +423,8 @@ def test_a_string_reads_its_multibyte_characters_through_its_kept_contents():
     schema, once one schema's string has read such characters."""
     import gc
 
-    from brzozowski import compile_json_schema, terms
+    from brzozowski import compile_json_schema
+    from brzozowski.core import terms
 
     texts = ["東京東京", " é", "😀😀", "\\u00e9\\n", "é東😀x"]
     for count, name in enumerate(["a", "b", "c"]):  # each schema its own string state, dropped after
@@ -445,7 +446,7 @@ def test_a_derivative_option_by_option_declines_where_the_tail_reads_on():
     follows every word: option by option that is not the rule (declined), byte by byte it is live;
     ``ab`` (inside the words) is read option by option."""
     from brzozowski import compile_json_schema
-    from brzozowski.derivatives import derivative_by_options, derivative_of_string
+    from brzozowski.core.derivatives import derivative_by_options, derivative_of_string
 
     lazy = compile_json_schema(WORD_SCHEMAS[2])
     term = lazy.term(lazy.step(lazy.start, b'["'))

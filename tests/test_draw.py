@@ -1,4 +1,4 @@
-"""Pictures of automata (brzozowski.draw, DFA._repr_svg_): well-formed SVG that shows every state
+"""Pictures of automata (brzozowski.automata.draw, DFA._repr_svg_): well-formed SVG that shows every state
 and edge of the DFA, with accepting states doubled; too large or bad requests refused."""
 
 import re
@@ -8,7 +8,7 @@ import pytest
 
 from brzozowski import BrzozowskiError, regex_to_dfa
 from brzozowski.errors import DrawingError
-from brzozowski.draw import MAX_DRAWN_STATES, Picture, dfa_svg
+from brzozowski.automata.draw import MAX_DRAWN_STATES, Picture, dfa_svg
 
 from .corpus import DRAWN_PATTERNS, HAND
 
@@ -89,9 +89,9 @@ def test_draw_does_not_import_the_dfa_module():
     import ast
     from pathlib import Path
 
-    import brzozowski.draw
+    import brzozowski.automata.draw
 
-    tree = ast.parse(Path(brzozowski.draw.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(brzozowski.automata.draw.__file__).read_text(encoding="utf-8"))
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
                  for alias in node.names}

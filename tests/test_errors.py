@@ -22,7 +22,7 @@ from brzozowski.errors import (
     StateError,
     TableError,
 )
-from brzozowski.llama import load_model, logits_processor
+from brzozowski.runtime.llama import load_model, logits_processor
 
 from .corpus import HAND, HAND_EOS, HAND_VOCAB
 
@@ -66,7 +66,7 @@ def test_an_empty_language_is_an_empty_language_error():
 
 
 def test_canonical_tables_of_an_empty_language_are_an_empty_language_error():
-    from brzozowski.dfa import canonical
+    from brzozowski.automata.dfa import canonical
 
     with pytest.raises(EmptyLanguageError, match="the language is empty: no state accepts"):
         canonical(np.array([False, False]), np.zeros((2, 256), dtype=np.int32))

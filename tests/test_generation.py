@@ -23,10 +23,10 @@ import pytest
 from brzozowski import DEAD, json_schema_to_regex, regex_to_dfa
 from brzozowski.cli import main
 from brzozowski.demo import TOOLS, tool_call_schema
-from brzozowski.constraint import Constraint, constrained_sample
-from brzozowski.masks import TokenIndex
-from brzozowski.sampling import SamplingParams
-from brzozowski.vocab import load_tiktoken_vocab
+from brzozowski.runtime.constraint import Constraint, constrained_sample
+from brzozowski.masks.index import TokenIndex
+from brzozowski.runtime.sampling import SamplingParams
+from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
 TOOL_SCHEMA = {
     "type": "object",

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import brzozowski.dfa
-import brzozowski.lazy
-import brzozowski.masks
+import brzozowski.automata.dfa
+import brzozowski.automata.lazy
+import brzozowski.masks.index
 from brzozowski.cli import main
-from brzozowski.constraint import Constraint
-from brzozowski.dfa import regex_to_dfa
+from brzozowski.runtime.constraint import Constraint
+from brzozowski.automata.dfa import regex_to_dfa
 from brzozowski.errors import GoldenError, GoldenMismatchError
 from brzozowski.golden import (
     DEFAULT_GOLDEN_PATH,
@@ -41,10 +41,10 @@ from brzozowski.golden.cases import (
     build_golden,
 )
 from brzozowski.golden.document import rows_to_trans, table_rows
-from brzozowski.lazy import LazyDFA
-from brzozowski.masks import TokenIndex
-from brzozowski.syntax import parse
-from brzozowski.schema import json_schema_to_regex
+from brzozowski.automata.lazy import LazyDFA
+from brzozowski.masks.index import TokenIndex
+from brzozowski.core.syntax import parse
+from brzozowski.json.strict import json_schema_to_regex
 
 from .corpus import HAND, HAND_EOS, HAND_MASKS, HAND_STATE_TEXT, HAND_VOCAB
 from .strategies import ALPHABET, patterns
@@ -212,10 +212,10 @@ def test_the_oracle_uses_no_automaton(monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("the oracle touched an automaton")
 
-    monkeypatch.setattr(brzozowski.dfa, "regex_to_dfa", boom)
-    monkeypatch.setattr(brzozowski.lazy.LazyDFA, "__init__", boom)
-    monkeypatch.setattr(brzozowski.masks.TokenIndex, "__init__", boom)
-    monkeypatch.setattr(brzozowski.masks, "vocab_trie", boom)
+    monkeypatch.setattr(brzozowski.automata.dfa, "regex_to_dfa", boom)
+    monkeypatch.setattr(brzozowski.automata.lazy.LazyDFA, "__init__", boom)
+    monkeypatch.setattr(brzozowski.masks.index.TokenIndex, "__init__", boom)
+    monkeypatch.setattr(brzozowski.masks.index, "vocab_trie", boom)
     import random
 
     oracle = Oracle(json_schema_to_regex(json.loads(TOOL_SCHEMA)), EDGE_VOCAB + [b'{"', b"tool"], 12)

@@ -29,7 +29,7 @@ from brzozowski import (
     sample,
 )
 from brzozowski.errors import InputTypeError
-from brzozowski.schema import MAX_VALUE_DEPTH
+from brzozowski.json.strict import MAX_VALUE_DEPTH
 
 
 def _nested_lists(depth: int) -> object:
@@ -114,8 +114,9 @@ def test_a_ref_cycle_through_allof_merged_anew_is_refused_not_a_crash():
     Hypothesis found, for minutes and gigabytes. The same parts merged again inside their own merge
     are refused (compared by content), and past `MAX_CHAIN` schemas nested without an array or
     object anything else is; a long but finite chain of references still compiles."""
-    from brzozowski import compile_json_schema, schema_compiler
-    from brzozowski.schema_compiler import MAX_CHAIN
+    from brzozowski import compile_json_schema
+    from brzozowski.json import compiler as schema_compiler
+    from brzozowski.json.compiler import MAX_CHAIN
 
     first = {"enum": [[{"z": 3, "a": 2}], {}]}
     d = {"anyOf": [{"allOf": [first, {"$ref": "#/$defs/d"}]}, {"enum": [{"z": -2}, {}]}]}
@@ -201,7 +202,7 @@ def test_other_dialects_are_refused(uri, says):
 
 
 def test_the_integer_digit_limit_is_the_documented_one():
-    """The regex bounds no digits (documented in brzozowski.schema): a document with an integer
+    """The regex bounds no digits (documented in brzozowski.json.strict): a document with an integer
     past Python's limit matches, and json.loads refuses it. The const/enum values are checked."""
     limit = sys.get_int_max_str_digits()
     assert limit == 4300
@@ -209,7 +210,7 @@ def test_the_integer_digit_limit_is_the_documented_one():
     assert re.fullmatch(rx, "9" * (limit + 1))
     with pytest.raises(ValueError):
         json.loads("9" * (limit + 1))
-    assert "4,300" in sys.modules["brzozowski.schema"].__doc__
+    assert "4,300" in sys.modules["brzozowski.json.strict"].__doc__
     assert re.fullmatch(json_schema_to_regex({"const": 10 ** (limit - 1)}), "1" + "0" * (limit - 1))
 
 

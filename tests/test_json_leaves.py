@@ -22,18 +22,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brzozowski.derivatives import matches
-from brzozowski.dfa import canonical, regex_to_dfa
-from brzozowski.ecma_regex import pattern_term
-from brzozowski.format_automata import FormatTable
+from brzozowski.core.derivatives import matches
+from brzozowski.automata.dfa import canonical, regex_to_dfa
+from brzozowski.json.ecma_regex import pattern_term
+from brzozowski.json.format_tables import FormatTable
 from brzozowski.errors import SchemaError
-from brzozowski.json_formats import FORMAT_PATTERNS
-from brzozowski.json_leaves import FORMATS, json_integer_term, json_number_term, json_string_term
-from brzozowski.json_numbers import INTEGER_TABLE_DIGITS, integer_parts, integer_table, integer_term
-from brzozowski.json_strings import encoded_chars
-from brzozowski.lazy import DEAD, LazyDFA
-from brzozowski.schema import INTEGER, NUMBER, STRING
-from brzozowski.terms import EMPTY, K_LEAF
+from brzozowski.json.formats import FORMAT_PATTERNS
+from brzozowski.json.leaf_terms import FORMATS, json_integer_term, json_number_term, json_string_term
+from brzozowski.json.numbers import INTEGER_TABLE_DIGITS, integer_parts, integer_table, integer_term
+from brzozowski.json.strings import encoded_chars
+from brzozowski.automata.lazy import DEAD, LazyDFA
+from brzozowski.json.strict import INTEGER, NUMBER, STRING
+from brzozowski.core.terms import EMPTY, K_LEAF
 
 FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 KEYWORDS = {"minimum": "minimum", "maximum": "maximum", "exclusive_minimum": "exclusiveMinimum",
@@ -476,7 +476,7 @@ def test_formats_never_need_pythons_unicode_classes():
     Unicode \\d, \\w or \\s, a scan of every code point (~30 ms a class), is never computed for
     them (it was for ``date``: 74 ms on first use). A pattern with \\d still computes it, and the
     scalars it scans are every code point but the surrogates."""
-    from brzozowski import ecma_regex
+    from brzozowski.json import ecma_regex
 
     ecma_regex._python_class.cache_clear()
     ecma_regex._PIECES.clear()

@@ -1,4 +1,4 @@
-"""Leaves (`brzozowski.leaves`): a format's strings as the states of one process-wide automaton,
+"""Leaves (`brzozowski.automata.leaves`): a format's strings as the states of one process-wide automaton,
 atoms of the term algebra, and the per-vocabulary tables their masks read.
 
 Oracles: the term the leaf stands for (its derivatives, its canonical DFA), the schema compiled
@@ -13,17 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brzozowski import DEAD, compile_json_schema, regex_to_dfa
-from brzozowski.derivatives import derivative, derivative_classes, matches
-from brzozowski.format_automata import build_format_dfa, format_dfa, format_term
-from brzozowski.json_formats import FORMAT_PATTERNS, parse_format
-from brzozowski.json_leaves import json_integer_term, json_number_term, json_string_term
-from brzozowski.lazy import LazyDFA
-from brzozowski.leaves import LeafAutomaton, shared_leaf
-from brzozowski.masks import TokenIndex
-from brzozowski.leaf_masks import format_trie, leaf_tables
-from brzozowski.syntax import parse
-from brzozowski.terms import EMPTY, EPSILON, K_LEAF, concat, literal
-from brzozowski.vocabulary import Vocabulary
+from brzozowski.core.derivatives import derivative, derivative_classes, matches
+from brzozowski.json.format_tables import build_format_dfa, format_dfa, format_term
+from brzozowski.json.formats import FORMAT_PATTERNS, parse_format
+from brzozowski.json.leaf_terms import json_integer_term, json_number_term, json_string_term
+from brzozowski.automata.lazy import LazyDFA
+from brzozowski.automata.leaves import LeafAutomaton, shared_leaf
+from brzozowski.masks.index import TokenIndex
+from brzozowski.json.leaf_masks import format_trie, leaf_tables
+from brzozowski.core.syntax import parse
+from brzozowski.core.terms import EMPTY, EPSILON, K_LEAF, concat, literal
+from brzozowski.vocab.vocabulary import Vocabulary
 
 from .test_masks import brute_force_mask, string_tokens
 
@@ -53,8 +53,8 @@ def test_a_format_is_one_shared_atom_whose_derivatives_are_its_tables_states():
 
 @pytest.mark.parametrize("name", sorted(FORMAT_PATTERNS))
 def test_each_shipped_format_table_is_the_canonical_dfa_of_its_term(name):
-    """The shipped tables (brzozowski/format_automata.npz) are each format's quoted term explored
-    and minimized (after a change to a format, `python -m brzozowski.format_automata` rewrites
+    """The shipped tables (brzozowski/json/format_tables.npz) are each format's quoted term explored
+    and minimized (after a change to a format, `python -m brzozowski.json.format_tables` rewrites
     them), with the fewest and most characters of its strings; explored through its atoms, the
     leaf gives the same DFA again."""
     shipped = format_dfa(name).to_dfa()
@@ -74,8 +74,8 @@ def test_a_format_with_a_length_bound_is_a_leaf_over_its_term():
 def _plain(schema):
     """The schema compiled with every format written out as its plain term (no atoms)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("brzozowski.json_leaves.shared_leaf", lambda term: term)
-        patch.setattr("brzozowski.json_leaves.format_dfa", lambda name: None)
+        patch.setattr("brzozowski.json.leaf_terms.shared_leaf", lambda term: term)
+        patch.setattr("brzozowski.json.leaf_terms.format_dfa", lambda name: None)
         return compile_json_schema(schema)
 
 
@@ -194,7 +194,7 @@ def test_leaf_tables_over_o200k_are_shared_by_every_schema_and_equal_a_walk():
     """Over o200k_base: the masks inside a URI and a hostname from the tables equal those of a walk
     that reads no table; a second schema that names the format reads the same tables (built once
     per vocabulary and leaf state)."""
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
     lazy = compile_json_schema(URL_SCHEMA)
@@ -219,8 +219,8 @@ def test_leaf_tables_over_o200k_read_from_the_format_trie_are_the_tables_by_defi
     without dying or closing) and those past its closing quote, with their rests, from tables
     built over the format's class trie (`format_trie`: its dead classes left out, its deep levels
     read in plain Python), equal those of each token read byte by byte from the state."""
-    from brzozowski.string_masks import quote_suffixes
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.json.string_masks import quote_suffixes
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     trie = Vocabulary(*load_tiktoken_vocab("o200k_base")).trie
     automaton = json_string_term(format=name).table
@@ -257,7 +257,7 @@ def test_the_deep_levels_of_a_format_trie_read_in_python_give_the_codes_numpy_gi
     """`codes_from` reads the levels below a few live nodes in plain Python once the walk has been
     wide: the codes equal those of the walk level by level in numpy (48 two-byte tokens make the
     levels wide, a few long ones the deep tail)."""
-    from brzozowski import string_masks
+    from brzozowski.json import string_masks
 
     vocab = [bytes([a, b]) for a in b"abcdefgh" for b in b"ab-.:/"] + [t.encode() for t in long]
     trie = Vocabulary(vocab).trie
@@ -285,8 +285,8 @@ def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_formats()
     for a vocabulary of `PREPARED_NARROW_TOKENS` tokens or more (not a small one's), and of the
     plain integers and numbers: a first mask there reads them. A format not prepared gets no class
     trie later either (its wide states walk the byte trie)."""
-    from brzozowski import leaf_masks
-    from brzozowski.leaf_masks import (NARROW_FORMATS, PREPARED_FORMATS, PREPARED_NARROW_STATES, _first_states,
+    from brzozowski.json import leaf_masks
+    from brzozowski.json.leaf_masks import (NARROW_FORMATS, PREPARED_FORMATS, PREPARED_NARROW_STATES, _first_states,
                                        _partition)
 
     tokens = [b"a", b"b.", b"://", b'"', b'x"', b"@c", b"20", b"2024-"]
@@ -388,7 +388,7 @@ def test_narrow_leaf_states_are_masked_from_their_exits_as_defined(vocab):
 
 @pytest.fixture(scope="module")
 def o200k():
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     return Vocabulary(*load_tiktoken_vocab("o200k_base"))
 
@@ -402,7 +402,7 @@ def test_the_exits_of_an_integer_table_read_off_the_numerals_are_those_of_a_walk
     digits, read through the table a level at a time) are those of a walk of the byte trie before
     a byte that is not a numeral's, token for token (the
     tokens with a digit then another byte, which o200k_base lacks, are `test_narrow_leaf_states_…`'s)."""
-    from brzozowski.leaf_masks import _numeral_exits, _walked_exits
+    from brzozowski.json.leaf_masks import _numeral_exits, _walked_exits
 
     atom = json_integer_term(**kw)
     automaton = atom.table
@@ -422,7 +422,7 @@ def test_the_exits_of_an_integer_table_read_off_the_numerals_are_those_of_a_walk
 def test_format_tries_keep_formats_only():
     """The process-wide cache behind `format_trie` is given format automata only: a lazy leaf
     (a format under a length bound, a pattern) or an integer's table would be kept by it for good."""
-    from brzozowski.leaf_masks import _partition
+    from brzozowski.json.leaf_masks import _partition
 
     vocabulary = Vocabulary([b"a", b"1", b"-", b'"', None], eos_id=4)
     before = _partition.cache_info().currsize
@@ -475,8 +475,8 @@ def test_options_with_many_tokens_each_are_the_union_of_their_masks():
     `TokenIndex._options_mask` as their union, the definition's token by token; asked for as
     bitmasks, the leaves' come as kept bitmasks (`leaf_inside_bits`) and the union is one, the
     definition's bit for bit."""
-    from brzozowski.masks import FEW_TOKENS
-    from brzozowski.string_masks import packed
+    from brzozowski.masks.index import FEW_TOKENS
+    from brzozowski.json.string_masks import packed
 
     numerals = [str(i).encode() for i in range(-999, 1000)]
     vocab = [*numerals, b"-", b"n", b"nu", b"null", b"null}", b"7}", b'"', b'"x', b'"x"}', b"}", b",", None]
@@ -511,8 +511,8 @@ def test_a_leaf_that_reads_many_tokens_whole_gives_its_bitmask_from_one_kept_per
     bitmask of those kept per vocabulary and leaf state (`leaf_inside_bits`), copied, with the
     tokens that leave the leaf set: the definition's, bit for bit, as the bool mask is; a second
     schema holding the same leaf reuses the kept bitmask."""
-    from brzozowski.masks import FEW_TOKENS
-    from brzozowski.string_masks import packed
+    from brzozowski.masks.index import FEW_TOKENS
+    from brzozowski.json.string_masks import packed
 
     numerals = [str(i).encode() for i in range(-999, 1000)]
     vocab = [*numerals, b"-", b"7,", b"12}", b'3,"', b"0}", b'"', b"}", b",", b'"b":', None]

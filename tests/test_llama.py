@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from brzozowski import TokenIndex, regex_to_dfa
 from brzozowski.demo import TOOLS, generate, tasks_for
 from brzozowski.errors import BrzozowskiError, TokenError, VocabularyError
-from brzozowski.llama import (
+from brzozowski.runtime.llama import (
     ConstraintLogitsProcessor, default_model_path, llama_vocab, llama_vocabulary, load_model, logits_processor,
     shared_index,
 )

@@ -14,11 +14,11 @@ import weakref
 import pytest
 
 from brzozowski import LazyDFA, Vocabulary, freeze_long_lived, regex_to_dfa
-from brzozowski.derivatives import derivative_classes, derivative_of_string, matches
+from brzozowski.core.derivatives import derivative_classes, derivative_of_string, matches
 from brzozowski.errors import BrzozowskiError, StateBudgetError
-from brzozowski.lazy import positions
-from brzozowski.syntax import parse
-from brzozowski.terms import K_ALT, compl, concat, inter, intern_table_size, literal, star
+from brzozowski.automata.lazy import positions
+from brzozowski.core.syntax import parse
+from brzozowski.core.terms import K_ALT, compl, concat, inter, intern_table_size, literal, star
 
 DEEP = 10_000  # well past Python's default recursion limit of 1,000
 
@@ -269,7 +269,7 @@ def test_freezing_long_lived_objects_collects_the_garbage_first_and_later_patter
 
 
 def test_two_thousand_dropped_compilations_leave_bounded_memos_and_no_terms():
-    from brzozowski import alphabet
+    from brzozowski.core import alphabet
 
     gc.collect()
     baseline = intern_table_size()
@@ -334,7 +334,7 @@ def test_a_dropped_schema_constraint_is_freed_by_reference_counting_alone():
 
 
 def test_terms_a_cache_shares_keep_their_derivatives_and_theirs_after_the_automaton_dies():
-    from brzozowski.derivatives import keep_derivatives
+    from brzozowski.core.derivatives import keep_derivatives
 
     def states_alive_after_dropping(term) -> tuple[int, int]:
         lazy = LazyDFA(term)
@@ -377,7 +377,7 @@ def test_compiling_schemas_leaves_no_cyclic_garbage():
     recursive closure, and no exception kept with its traceback, ties them into a cycle (on the
     real corpus such cycles held 1.28 million objects of 347 schemas until a full collection)."""
     from brzozowski import SchemaError
-    from brzozowski.schema_compiler import json_schema_term
+    from brzozowski.json.compiler import json_schema_term
 
     gc.collect()
     gc.disable()

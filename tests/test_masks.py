@@ -1,4 +1,4 @@
-"""Token masks (brzozowski.masks): the hand example, brute force as the oracle, real vocabularies,
+"""Token masks (brzozowski.masks.index): the hand example, brute force as the oracle, real vocabularies,
 lazy against eager automata, packed bitmasks, the bounded cache and concurrent use.
 
 The oracle is the definition (the mask rule of docs/semantics.md): a token is allowed in state s
@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 
 from brzozowski import DEAD, LazyDFA, compile_json_schema, regex_to_dfa
 from brzozowski.errors import MaskError, StateError, TokenError, VocabularyError
-from brzozowski.masks import TokenIndex, _plain_words
-from brzozowski.terms import EMPTY as EMPTY_TERM
-from brzozowski.vocabulary import VocabTrie, Vocabulary, class_trie, merged_classes, vocab_trie
+from brzozowski.masks.index import TokenIndex, _plain_words
+from brzozowski.core.terms import EMPTY as EMPTY_TERM
+from brzozowski.vocab.vocabulary import VocabTrie, Vocabulary, class_trie, merged_classes, vocab_trie
 
 from .corpus import HAND, HAND_EOS, HAND_MASKS, HAND_STATE_TEXT, HAND_VOCAB, REAL_PATTERNS
 from .strategies import ALPHABET, patterns
@@ -236,7 +236,7 @@ def test_masks_match_brute_force(pattern, vocab, eos, walk, compress):
 
 @pytest.fixture(scope="module")
 def cl100k():
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocab, eos_id = load_tiktoken_vocab("cl100k_base")
     return vocab, eos_id
@@ -435,7 +435,7 @@ def test_eviction_recomputes_the_same_masks():
 
 
 def test_the_mask_cache_evicts_the_least_recently_used_within_its_bytes():
-    from brzozowski.masks import _MaskCache
+    from brzozowski.masks.index import _MaskCache
 
     cache = _MaskCache(30)
     arrays = {key: np.full(10, key, dtype=np.uint8) for key in range(5)}
@@ -619,7 +619,7 @@ def test_a_lazy_automaton_finds_its_byte_classes_when_first_asked():
     done at once): a walk of the byte trie never asks for it, the class trie and `regex_to_dfa` do;
     the array is read-only (it is shared by every automaton with the same partition)."""
     from brzozowski import compile_json_schema
-    from brzozowski.derivatives import alphabet_classes
+    from brzozowski.core.derivatives import alphabet_classes
 
     lazy = compile_json_schema({"type": "object", "properties": {"a": {"type": "integer"}}})
     TokenIndex(lazy, [b"{", b'"a', b'":', b"1", b"}"], eos_id=None).mask(lazy.start)
@@ -644,7 +644,7 @@ def _every_state_is_brute_force(lazy: LazyDFA, index: TokenIndex, vocab, eos) ->
 def _run_into_an_empty_intersection():
     """``ab(cg|(cd*e & cd*f))``: past the run ``ab``, ∂c is ``g|(d*e & d*f)`` and ∂d of that an
     intersection with an empty language (that `first` still says may start with d)."""
-    from brzozowski.syntax import parse
+    from brzozowski.core.syntax import parse
 
     return parse("ab") + (parse("cg") | (parse("cd*e") & parse("cd*f")))
 
@@ -681,7 +681,7 @@ def test_a_key_state_over_o200k_numbers_no_state():
     token covers, 21 here, then the states after the quote and after ``}`` and one per first letter,
     7); the mask is the one the DFA's complete table gives."""
     from brzozowski import compile_json_schema
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
     names = ["description", "identifier", "created_at", "updated_at", "organization"]
@@ -704,7 +704,7 @@ def test_a_walk_past_a_run_numbers_no_state_inside_the_value():
     here: the string's body, its UTF-8 and escape states; then the state after the key's closing
     quote); the masks are the DFA's."""
     from brzozowski import compile_json_schema
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
     schema = {"type": "object", "properties": {"description": {"type": "string"}, "count": {"type": "integer"}},
@@ -719,7 +719,7 @@ def test_a_walk_past_a_run_numbers_no_state_inside_the_value():
         assert np.array_equal(mask, TokenIndex(dfa, vocabulary).mask(dfa.step(dfa.start, text))), text
 
 
-# -- states inside JSON strings (brzozowski.string_masks) -----------------------------------------
+# -- states inside JSON strings (brzozowski.json.string_masks) -----------------------------------------
 
 # Bytes that matter inside a JSON string: quotes and backslashes, escape letters and hex digits,
 # whole and partial UTF-8 sequences (2, 3 and 4 bytes, the E0/ED/F0/F4 special second bytes,
@@ -808,7 +808,7 @@ def test_string_state_masks_match_brute_force(vocab, which, lazy):
 def test_string_states_over_o200k_match_brute_force():
     """On a real vocabulary: the body of a string, a pending UTF-8 sequence, a pending escape."""
     from brzozowski import json_schema_to_regex
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocab, eos_id = load_tiktoken_vocab("o200k_base")
     regex = json_schema_to_regex(STRING_SCHEMAS[2])
@@ -833,7 +833,7 @@ def test_string_states_over_o200k_match_brute_force():
 def test_strings_with_other_languages_are_not_taken_for_json_strings():
     """A string pattern that differs from JSON string content anywhere is walked the usual way:
     the recognition compares every byte of every interior state."""
-    from brzozowski.schema import STRING
+    from brzozowski.json.strict import STRING
 
     vocab = [bytes([b]) for b in range(256)] + [b'a"', b'\\"', b'\xc3\xa9"}']
     near_misses = [
@@ -916,7 +916,7 @@ def test_strings_of_compiled_schemas_are_recognized_by_their_terms_and_match_bru
     then every state of the automaton; each mask is the definition, token by token. A string with
     a pattern is another language inside: not recognized."""
     from brzozowski import compile_json_schema
-    from brzozowski.string_masks import recognize_counted
+    from brzozowski.json.string_masks import recognize_counted
 
     vocab = [*vocab, None]
     eos = len(vocab) - 1
@@ -1031,7 +1031,7 @@ def test_a_long_bounded_string_over_o200k_creates_a_few_states_not_one_per_count
     count and UTF-8 or escape position a token reaches); from the tables it creates none beyond
     the string's end, with the masks of an ordinary walk."""
     from brzozowski import compile_json_schema
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
     schema = {"type": "object", "properties": {"a": {"type": "string", "minLength": 3, "maxLength": 200}},
@@ -1054,10 +1054,10 @@ def test_a_long_bounded_string_over_o200k_creates_a_few_states_not_one_per_count
 def test_the_counted_characters_are_the_string_automatons():
     """`recognize_counted` counts `ANY_CHAR`'s characters by S's states: the two must be one language,
     and every begun character of `ANY_CHAR` one of S's interior states."""
-    from brzozowski.json_strings import ANY_CHAR
-    from brzozowski.schema import STRING
-    from brzozowski.string_masks import _QUOTE, _partial_characters, string_automaton
-    from brzozowski.terms import concat, star
+    from brzozowski.json.strings import ANY_CHAR
+    from brzozowski.json.strict import STRING
+    from brzozowski.json.string_masks import _QUOTE, _partial_characters, string_automaton
+    from brzozowski.core.terms import concat, star
 
     same = regex_to_dfa(concat(_QUOTE, star(ANY_CHAR), _QUOTE)) == regex_to_dfa(STRING)
     assert same
@@ -1066,9 +1066,9 @@ def test_the_counted_characters_are_the_string_automatons():
 
 
 def test_state_of_a_derivative_is_the_state_its_transitions_reach():
-    from brzozowski.derivatives import derivative_of_string
+    from brzozowski.core.derivatives import derivative_of_string
     from brzozowski.errors import InputTypeError
-    from brzozowski.terms import EMPTY
+    from brzozowski.core.terms import EMPTY
 
     lazy = LazyDFA("(ab|c)*d[ef]+")
     ahead = lazy.state_of(derivative_of_string(lazy.term(lazy.start), b"abcd"))
@@ -1104,7 +1104,7 @@ def test_a_vocabulary_is_shared_and_gives_the_same_masks():
 def test_an_index_switches_to_the_class_trie_once_dense_walks_pay_for_it():
     """Permissive states make walks look at many nodes of the byte trie; after CLASS_TRIE_PAYOFF
     tries' worth of nodes the index walks the (smaller) class-string trie, with the same masks."""
-    from brzozowski.masks import CLASS_TRIE_PAYOFF
+    from brzozowski.masks.index import CLASS_TRIE_PAYOFF
 
     letters = b"abcdefghijklmnopqrstuvwxyz0123456789-"
     vocab = [bytes([a]) for a in letters] + [bytes([a, b]) for a in letters for b in letters]
@@ -1191,7 +1191,7 @@ def test_key_states_over_o200k_match_brute_force():
     the mask, and it is the definition; so it is after a nested object's member (before the
     comma, or the end of both objects)."""
     from brzozowski import compile_json_schema
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocab, eos_id = load_tiktoken_vocab("o200k_base")
     lazy = compile_json_schema(KEY_SCHEMAS[0], closed_objects=False)
@@ -1238,7 +1238,7 @@ def test_key_masks_over_a_dfa_with_states_past_256():
     (Python keeps one object per small int only): the key walk compares states by value, so the
     plain-key tables still serve those states, with the definition's masks."""
     from brzozowski import compile_json_schema
-    from brzozowski.terms import concat, literal
+    from brzozowski.core.terms import concat, literal
 
     vocab = [b'time"', b'time":', b'ti', b'me"', b'me":', b'x"', b'"', b'time', b'e"', b'_of"', b'ty',
              b'pe":', b'":1}', b'#', None]
@@ -1327,7 +1327,7 @@ def test_a_literal_before_a_wide_rest_is_left_to_the_walk():
     """A byte string followed by a rest that many tokens below it allow (a space, then any text:
     half of o200k_base's tokens begin with a space) is walked as usual, numpy taking over the wide
     levels: reading below the path in plain Python stops at its budget. Both are the definition."""
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocab, eos_id = load_tiktoken_vocab("o200k_base")
     lazy = LazyDFA(" [a-z]+|ab")
@@ -1349,7 +1349,7 @@ def test_the_end_of_a_document_allows_eos_alone_with_no_walk():
     """A state no byte goes on from (its term's `first` is empty: after a document's last byte,
     so it accepts) allows EOS alone, with no walk of the trie nor any other shortcut tried; the
     other states as defined."""
-    from brzozowski.terms import EPSILON
+    from brzozowski.core.terms import EPSILON
 
     vocab = [None, b'{', b'}', b'{}', b'"', b' ']
     lazy = compile_json_schema({"type": "object", "maxProperties": 0}, max_depth=1)
@@ -1378,7 +1378,7 @@ def test_states_of_words_are_read_along_them_and_nothing_else_is_tried():
     read along the words (`TokenIndex._literal_mask`) with no other shortcut tried; a quote that
     opens a string (a value) or an open object's other keys are not words: their shortcuts serve
     them. Every mask is the definition."""
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
     schema = {"type": "object", "properties": {"unit": {"enum": ["celsius", "fahrenheit"]},
@@ -1408,7 +1408,7 @@ def test_a_key_state_is_read_off_its_term_without_a_derivative():
     walk took one per derivative class at every prefix of every listed name: 90 derivatives for
     one mask here), and the mask is the one the DFA's tables give."""
     from brzozowski import compile_json_schema
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
     schema = {"type": "object", "required": ["location"],
@@ -1441,10 +1441,10 @@ def test_a_trie_of_keys_registered_by_the_compiler_is_the_shape_read_off(names):
     import gc
     import weakref
 
-    from brzozowski.json_strings import PLAIN_KEY_TRIES
-    from brzozowski.masks import _key_children
-    from brzozowski.schema_compiler import _plain_keys_except
-    from brzozowski.terms import byte, concat
+    from brzozowski.json.strings import PLAIN_KEY_TRIES
+    from brzozowski.masks.index import _key_children
+    from brzozowski.json.compiler import _plain_keys_except
+    from brzozowski.core.terms import byte, concat
 
     quoted = _plain_keys_except(names)  # "·O·" (interned: O is the root that builds it)
     root = next(key for key in PLAIN_KEY_TRIES.keys() if concat(byte(0x22), key, byte(0x22)) is quoted)
@@ -1470,7 +1470,7 @@ def test_key_states_of_two_objects_share_no_tables_mask():
     the key states after each member of one object share one, and two objects, the first key and
     the others, an object and its nested one, each get theirs. Every mask is the DFA's."""
     from brzozowski import compile_json_schema
-    from brzozowski.vocab import load_tiktoken_vocab
+    from brzozowski.vocab.tokenizers import load_tiktoken_vocab
 
     vocabulary = Vocabulary(*load_tiktoken_vocab("o200k_base"))
     schema = {"type": "object", "properties": {
@@ -1521,7 +1521,7 @@ def test_other_keys_that_lead_nowhere_are_not_taken_for_plain_keys():
     """Options shaped as an open object's keys whose other keys go on into an empty language
     (``[plain]*"(ab & ac)``): a token of plain bytes is then DEAD after ``{"`` but for the listed
     ``x``, so the term does not serve the mask (it would allow every plain token)."""
-    from brzozowski.syntax import parse
+    from brzozowski.core.syntax import parse
 
     term = parse(r'\{"') + ((parse(r'[ !#-\[\]-~]*"') + (parse("ab") & parse("ac"))) | parse('x"1')) + parse(r'\}')
     lazy = LazyDFA(term)
@@ -1538,8 +1538,8 @@ def test_a_walk_below_a_node_derives_only_the_children_with_children(pattern, fe
     as live iff the term begins with its byte, with no derivative, and derives the others by
     their byte, or, past `FEW_INNER` of them, by class: the tokens at the nodes it reaches are
     those whose bytes lead from the term to a live state, either way."""
-    from brzozowski import masks as masks_module
-    from brzozowski.derivatives import derivative_of_string
+    from brzozowski.masks.index import index as masks_module
+    from brzozowski.core.derivatives import derivative_of_string
 
     letters = b'abcd"'
     vocab = [bytes([x]) for x in letters] + [bytes([x, y]) for x in letters for y in letters]
@@ -1565,8 +1565,8 @@ def test_a_walk_derives_a_term_by_its_few_children_or_first_bytes_without_its_cl
     most that many, without computing its derivative classes; the masks are the definition's
     whatever the bound (0: always by classes). A derivative whose language is empty, though not ∅
     (``,"(a*b & a*c)``), leads nowhere."""
-    from brzozowski import masks as masks_module
-    from brzozowski.syntax import parse
+    from brzozowski.masks.index import index as masks_module
+    from brzozowski.core.syntax import parse
 
     if isinstance(pattern, tuple):  # ("and", p, q, r, s): p(q & r) | s
         _, p, q, r, s = pattern
@@ -1596,8 +1596,8 @@ def test_a_walk_derives_no_child_without_children(pattern, frontier):
     never expanded, nor numbered when the walk hands its level to numpy (`PYTHON_FRONTIER` 1: the
     level of "," and "}"). A term with ``&`` (whose derivative may be empty though not ∅) is derived as before.
     Masks: the definition."""
-    from brzozowski import masks as masks_module
-    from brzozowski.syntax import parse
+    from brzozowski.masks.index import index as masks_module
+    from brzozowski.core.syntax import parse
 
     boolean = isinstance(pattern, tuple)
     if boolean:  # ("and", p, q, r, s): p(q & r) | s
@@ -1627,9 +1627,9 @@ def test_a_loop_is_known_from_its_body_s_memo(pattern):
     """`_loops_on(S*·T, b)` says ∂b is the term itself (a string's body read by a character of one
     byte) only when it is: T does not begin with b and S's memo holds ∂b S = ε; each byte checked
     against the derivative."""
-    from brzozowski.derivatives import derivative
-    from brzozowski.masks import _loops_on
-    from brzozowski.syntax import parse
+    from brzozowski.core.derivatives import derivative
+    from brzozowski.masks.index import _loops_on
+    from brzozowski.core.syntax import parse
 
     term = parse(pattern)
     body = term.children[0].children[0]
@@ -1644,7 +1644,7 @@ def test_a_walk_keeps_its_last_derivatives_alive_for_the_steps_after_it():
     """A term's memoized derivatives are held weakly: the index holds the last
     `RECENT_DERIVATIVES` its walks computed, so that the advance by the token chosen and the next
     state's mask find them memoized, and no more (the oldest go first)."""
-    from brzozowski import masks as masks_module
+    from brzozowski.masks.index import index as masks_module
 
     letters = b',"}abcx'
     vocab = [bytes([x]) for x in letters] + [bytes([x, y]) for x in letters for y in letters]
@@ -1690,7 +1690,7 @@ def test_the_tokens_over_a_character_bound_are_read_off_the_tokens_ordered_by_co
     count, which the vocabulary prepared; from a state inside an escape or a character by one
     comparison, no order built for it (~2 ms over o200k_base, for a state met once in a while).
     The definition's, for every bound; None when more than `FEW_OVER_BOUND` are over."""
-    from brzozowski import string_masks
+    from brzozowski.json import string_masks
 
     vocab = [b"a", b"ab", b"abc", b"\\n", b"\\u00e9x", b"\xc3\xa9", b'x"', b"abcdefgh", b"  ", b'"', b"\\",
              b"u00e9", b"n\\t", b"\xa9abc"]

@@ -37,8 +37,8 @@ from brzozowski import (
     regex_to_dfa,
     sample,
 )
-from brzozowski.derivatives import matches
-from brzozowski.lazy import LazyDFA
+from brzozowski.core.derivatives import matches
+from brzozowski.automata.lazy import LazyDFA
 
 from .corpus import TWO_LETTER_PATTERNS
 from .strategies import patterns, texts
@@ -189,7 +189,7 @@ def test_the_printed_form_means_what_the_term_means(pattern, data):
 def test_an_automaton_too_large_for_int32_codes_is_refused_naming_the_limit():
     """States are coded as (s + 1) * 256 in int32: at most (2**31 - 1) // 256 - 1 states. A
     zero-stride table of that many rows (no memory) must be refused before anything is allocated."""
-    from brzozowski.codes import MAX_TABLE_ROWS
+    from brzozowski.automata.codes import MAX_TABLE_ROWS
 
     rows = MAX_TABLE_ROWS
     trans = np.broadcast_to(np.zeros(256, dtype=np.int32), (rows, 256))
@@ -308,7 +308,7 @@ def test_id_ranges_refuse_ids_out_of_order_anywhere(ids):
 def test_canonical_drops_live_states_that_the_start_cannot_reach(unreachable):
     """A complete table may hold live states no path from state 0 reaches: they get no number and
     are dropped, however many there are."""
-    from brzozowski.dfa import canonical
+    from brzozowski.automata.dfa import canonical
 
     n = 1 + unreachable
     trans = np.repeat(np.arange(n, dtype=np.int32)[:, None], 256, axis=1)  # every state loops
@@ -346,7 +346,7 @@ def test_a_subschema_that_is_not_an_object_is_named_by_what_it_is(schema, what, 
 def test_the_lowest_bytes_keep_their_own_transitions(pattern):
     """Byte classes whose first byte is 0 or 1 must get their own column, not another class's,
     both when compiling and when `canonical` re-derives the classes of a finished table."""
-    from brzozowski.dfa import canonical
+    from brzozowski.automata.dfa import canonical
 
     dfa = regex_to_dfa(pattern)
     assert canonical(dfa.accept, dfa.trans) == dfa
@@ -439,7 +439,7 @@ def test_a_walk_handed_over_at_depth_two_to_a_dense_level_gives_the_oracle_masks
 def test_a_trie_reports_the_memory_of_every_array_it_owns_once(vocab):
     """`nbytes` counts each array the trie holds that owns its memory (not views of others), once,
     plus the labels of its Python view: found here by walking its attributes."""
-    from brzozowski.vocabulary import Vocabulary, class_trie
+    from brzozowski.vocab.vocabulary import Vocabulary, class_trie
 
     trie = Vocabulary(vocab).trie
     classes = np.zeros(256, dtype=np.intp)
@@ -465,7 +465,7 @@ def test_inside_a_string_that_cannot_close_a_token_with_the_quote_is_refused():
     as the string's body (the string-mask path is taken) with nothing after the quote, so a token
     that closes the string is never allowed."""
     from brzozowski.golden import Oracle
-    from brzozowski.schema import STRING
+    from brzozowski.json.strict import STRING
 
     assert STRING.endswith('"')
     pattern = STRING[:-1]
@@ -509,7 +509,7 @@ def test_a_state_out_of_range_is_refused_naming_the_states(n_states_pattern):
 
 
 def test_a_const_of_lists_nested_past_the_limit_is_refused():
-    from brzozowski.schema import MAX_VALUE_DEPTH
+    from brzozowski.json.strict import MAX_VALUE_DEPTH
 
     nested: list = []
     for _ in range(MAX_VALUE_DEPTH + 1):
@@ -525,7 +525,7 @@ def test_a_schema_read_from_json_text_compiles_as_the_one_written_in_python(type
 
 
 def test_too_many_constraints_for_a_bitmask_array_name_its_shape_or_type():
-    from brzozowski.constraint import allocate_bitmask, fill_bitmasks
+    from brzozowski.runtime.constraint import allocate_bitmask, fill_bitmasks
 
     index = TokenIndex(regex_to_dfa("ab"), [b"a", b"b", None], eos_id=2)
     constraints = [Constraint(index) for _ in range(3)]

@@ -47,7 +47,7 @@ def test_the_wheel_carries_the_golden_file_and_every_module(wheel):
                for p in (ROOT / "brzozowski").rglob("*.py")}
     assert modules <= names, sorted(modules - names)
     assert "brzozowski/py.typed" in names and "brzozowski/_fixtures/README.md" in names
-    assert "brzozowski/format_automata.npz" in names  # the formats' shipped tables
+    assert "brzozowski/json/format_tables.npz" in names  # the formats' shipped tables
     assert not any(name.startswith(("tests/", "fixtures/", "notebooks/")) for name in names)
 
 

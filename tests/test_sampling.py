@@ -1,4 +1,4 @@
-"""Tests for brzozowski.sampling (its module docstring states the rules): SamplingParams and sample.
+"""Tests for brzozowski.runtime.sampling (its module docstring states the rules): SamplingParams and sample.
 
 The oracle is `reference`, a deliberately naive pure-Python sampler distribution written from the
 definitions in the module docstring (sorting, dicts, no numpy): the vectorized one must keep the
@@ -18,7 +18,7 @@ import pytest
 
 from brzozowski.errors import BrzozowskiError, MaskError, TokenError
 from brzozowski.errors import SamplingParamsError
-from brzozowski.sampling import SamplingParams, distribution, sample
+from brzozowski.runtime.sampling import SamplingParams, distribution, sample
 
 NEG = -math.inf
 

@@ -1,4 +1,4 @@
-"""Tests for brzozowski.schema: the JSON-schema subset compiled to a regex of compact JSON documents.
+"""Tests for brzozowski.json.strict: the JSON-schema subset compiled to a regex of compact JSON documents.
 
 Oracles: Python's ``re.fullmatch`` on bytes (our regex subset means what Python means) and our own
 ``regex_to_dfa`` (both must agree on every document), ``json.loads`` and strict UTF-8 decoding
@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from brzozowski import DEAD, regex_to_dfa
 from brzozowski.errors import SchemaError
-from brzozowski.schema import INTEGER, NUMBER, STRING, json_schema_to_regex
+from brzozowski.json.strict import INTEGER, NUMBER, STRING, json_schema_to_regex
 
 from .strategies import instances, subset_schemas
 
@@ -464,8 +464,8 @@ def test_array_bounds_both_ways():
 
 
 def test_largest_array_bound_still_parses():
-    from brzozowski.schema import MAX_ITEMS
-    from brzozowski.syntax import parse
+    from brzozowski.json.strict import MAX_ITEMS
+    from brzozowski.core.syntax import parse
 
     rx = json_schema_to_regex({"type": "array", "items": {"type": "null"}, "minItems": MAX_ITEMS, "maxItems": MAX_ITEMS})
     parse(rx)
@@ -581,7 +581,7 @@ def test_non_dict_schema_is_refused(schema):
 
 
 def test_deep_or_cyclic_schemas_are_refused_not_a_recursion_error():
-    from brzozowski.schema import MAX_DEPTH
+    from brzozowski.json.strict import MAX_DEPTH
 
     deep = {"type": "null"}
     for _ in range(MAX_DEPTH - 1):
@@ -599,7 +599,7 @@ def test_deep_or_cyclic_schemas_are_refused_not_a_recursion_error():
 
 
 def test_a_regex_that_would_blow_up_is_refused():
-    from brzozowski.schema import MAX_REGEX_LENGTH
+    from brzozowski.json.strict import MAX_REGEX_LENGTH
 
     nested = {"type": "string"}
     depth = 0

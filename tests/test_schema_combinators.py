@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brzozowski import SchemaError, compile_json_schema, explain_json_schema
-from brzozowski.schema_compiler import MAX_WHITESPACE
+from brzozowski.json.compiler import MAX_WHITESPACE
 
 from .test_compile_schema import assert_sound, validator
 
@@ -224,7 +224,7 @@ def test_a_union_with_every_string_absorbs_its_string_only_operands():
     string term itself (left in, the enum's operands would keep states of their own beside the
     string's, and the string-interior mask tables would not recognize them)."""
     from brzozowski import TokenIndex, Vocabulary
-    from brzozowski.schema_compiler import json_schema_term
+    from brzozowski.json.compiler import json_schema_term
 
     plain = json_schema_term({"type": "string"})
     assert json_schema_term({"anyOf": [{"type": "string"}, {"enum": ["size", "kind"]}]}) is plain
@@ -276,7 +276,7 @@ def test_json_key_is_equal_exactly_when_json_schema_says_equal(a, b):
     """Enum values are told apart by hashing (`json_key`: thousands of SPDX licenses in a
     uniqueItems enum took seconds pair by pair), and `json_equal` compares their keys: the verdict
     of JSON Schema's equality written out pair by pair, and equal keys hash alike."""
-    from brzozowski.schema_merge import json_equal, json_key
+    from brzozowski.json.merge import json_equal, json_key
 
     assert json_equal(a, b) == _equal_as_json_schema_says(a, b)
     if json_equal(a, b):

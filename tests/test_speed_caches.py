@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from brzozowski import schema_compiler
-from brzozowski.dfa import regex_to_dfa
-from brzozowski.schema_compiler import explain_json_schema, json_schema_term
+from brzozowski.json import compiler as schema_compiler
+from brzozowski.automata.dfa import regex_to_dfa
+from brzozowski.json.compiler import explain_json_schema, json_schema_term
 
 OPEN_SCHEMAS = [
     {},
@@ -92,8 +92,8 @@ def test_uncounted_optional_slots_are_the_counted_table_without_its_bound(schema
 
 
 def test_pattern_cache_gives_the_fresh_parse_and_is_bounded(monkeypatch):
-    from brzozowski import ecma_regex
-    from brzozowski.json_formats import FORMAT_PATTERNS
+    from brzozowski.json import ecma_regex
+    from brzozowski.json.formats import FORMAT_PATTERNS
     patterns = ["^[a-z]+\\d$", "b|^x", *FORMAT_PATTERNS.values()]
     with monkeypatch.context() as m:
         m.setattr(ecma_regex, "_PIECES", {})
@@ -116,7 +116,7 @@ NUMBER_KEYWORDS = [
 
 
 def test_number_cache_gives_the_fresh_terms_and_notes_and_is_bounded(monkeypatch):
-    from brzozowski import json_leaves
+    from brzozowski.json import leaf_terms as json_leaves
     from brzozowski.errors import SchemaError
 
     def build(kind, keywords):

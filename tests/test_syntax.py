@@ -8,7 +8,7 @@ import re
 import pytest
 
 from brzozowski import MAX_REPEAT_COUNT, RegexSyntaxError, parse, regex_to_dfa
-from brzozowski.derivatives import matches
+from brzozowski.core.derivatives import matches
 
 ALL_BYTES = [bytes([b]) for b in range(256)]
 

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from brzozowski.derivatives import derivative, derivative_classes, derivative_of_string, matches
-from brzozowski.syntax import parse
-from brzozowski import terms as store
-from brzozowski.terms import (
+from brzozowski.core.derivatives import derivative, derivative_classes, derivative_of_string, matches
+from brzozowski.core.syntax import parse
+from brzozowski.core import terms as store
+from brzozowski.core.terms import (
     ALL_BYTES,
     EMPTY,
     EPSILON,

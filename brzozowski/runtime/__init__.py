@@ -1,0 +1,1 @@
+"""Generation: sampling parameters, the per-sequence constraint, and engine hooks (llama.cpp)."""
