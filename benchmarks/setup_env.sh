@@ -6,7 +6,7 @@
 #
 #   bash benchmarks/setup_env.sh [VENV_DIR]      # default $BENCH_VENV
 #
-# Versions are pinned to the ones the tables in benchmarks/README.md were measured with;
+# Versions are pinned to the ones the tables in benchmarks/record/ were measured with;
 # set BENCH_UNPINNED=1 to take the newest releases instead.
 set -euo pipefail
 VENV="${1:-${BENCH_VENV:?pass VENV_DIR or set BENCH_VENV}}"

@@ -4,7 +4,7 @@ The strings of a ``format`` (``"uri"``, ``"hostname"``, ``"date-time"``…) are 
 schema that names the format, and a large one: every spelling of every character, raw or escaped
 (`brzozowski.json.formats`), 100-8,000 automaton states. Written as a plain term inside each
 schema, every automaton that reads such a string derives that term again, state by state, and
-numbers its states anew (a hostname's first mask created ~240 states, 15 ms). A *leaf* writes
+numbers its states anew (a hostname's first mask created ~240 states). A *leaf* writes
 it once: an atom of the term algebra (`brzozowski.core.terms.leaf`) that stands for a state of one
 process-wide `LeafAutomaton`; the derivative of the atom of state q by byte b is the atom of
 δ(q, b), read off the automaton's transitions, which every schema shares. A plain format's

@@ -127,7 +127,8 @@ MAX_PARTITION_MEMO = 1 << 12
 One compilation uses a few hundred (a 10-property schema 129 partitions and 90 meets, the largest
 corpus schemas ~250 and ~300), so the memos only serve the pattern being compiled; a partition of
 a JSON schema's state holds tens of byte sets (~1 kB), and at 1 << 16 entries the two memos held
-~110 MB after 2,500 schemas in a long-running process (benchmarks/bench_memory.py)."""
+~110 MB after 2,500 schemas in a long-running process (benchmarks/bench_memory.py; see
+benchmarks/record/2026-12-01-issue-09-memory-and-pauses.md)."""
 
 _PARTITIONS: OrderedDict[tuple[int, ...], tuple[int, ...]] = OrderedDict()
 _MEETS: OrderedDict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = \
@@ -245,9 +246,9 @@ class ByteClasses:
 
 MAX_BYTE_CLASSES = 4096
 """How many `ByteClasses` (one per distinct partition) the process-wide memo of `ByteClasses.of`
-holds; then each new one evicts the oldest (emptying it at once cost one mask step milliseconds of
-deallocation, benchmarks/bench_memory.py). Keyed by the partition's value, so an evicted entry
-costs time, never correctness."""
+holds; then each new one evicts the oldest (emptying it at once made one mask step pay for
+deallocating every entry: benchmarks/record/2026-12-01-issue-09-memory-and-pauses.md). Keyed by
+the partition's value, so an evicted entry costs time, never correctness."""
 
 _BYTE_CLASSES: OrderedDict[tuple[int, ...], ByteClasses] = OrderedDict()
 

@@ -50,8 +50,8 @@ loops would make them) and a dropped pattern is freed by reference counting, wit
 garbage collection (see `brzozowski.core.derivatives`). When a
 term dies, its reference's callback removes the key, unless a new term has taken it meanwhile (one C
 call that deletes a key only while it maps to a dead reference, as `weakref.WeakValueDictionary`
-does, without that class's Python-level lookups: the store costs no more than a strong dict, see
-benchmarks/README.md). A dropped pattern gives all its memory back; nothing process-wide grows with
+does, without that class's Python-level lookups, so the store costs what a strong dict costs: see
+benchmarks/record/2026-12-01-issue-09-memory-and-pauses.md). A dropped pattern gives all its memory back; nothing process-wide grows with
 the number of patterns compiled. Lookups take no lock (a dict read is atomic under the GIL);
 a new term enters the table with one atomic ``dict.setdefault`` (a dead entry is replaced under
 `_LOCK`), so two threads building the same term get the same object, and no id is handed out
@@ -212,12 +212,12 @@ def freeze_long_lived() -> int:
 
     Call it once a long-running process has loaded what lives as long as it does (imports, the
     `brzozowski.Vocabulary` of each tokenizer, automata it keeps for good) and before it serves
-    requests. Python's full collections traverse every tracked object; after an import of numpy and
-    brzozowski that is ~25,000 objects and several milliseconds, paid again every few schemas by
-    whichever mask step happens to trigger the collection (issue 9 measured 120-300 ms steps when
-    the terms never died). Frozen objects are never traversed again (nor freed: they were alive
-    anyway); what is built later, the automata and terms of each request, is collected as usual.
-    Figures: the "Memory and pauses over a long run" section of benchmarks/README.md.
+    requests. Python's full collections traverse every tracked object (after an import of numpy and
+    brzozowski, ~25,000 of them), and one runs every few schemas inside whichever mask step happens
+    to trigger it: its pause grows with what the process keeps, not with the request. Frozen
+    objects are never traversed again (nor freed: they were alive anyway); what is built later, the
+    automata and terms of each request, is collected as usual. See
+    benchmarks/record/2026-12-01-issue-09-memory-and-pauses.md.
     """
     gc.collect()
     gc.freeze()

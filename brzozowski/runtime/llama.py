@@ -109,7 +109,8 @@ def load_model(path: str | Path | None = None, n_ctx: int = 2048, seed: int = 0,
 def llama_vocab(llm: Any) -> tuple[list[bytes | None], int]:
     """``(vocab, eos_id)`` of a loaded ``llama_cpp.Llama``: token id -> the bytes it writes, or None.
 
-    Read once per model object (49,152 tokens of SmolLM2 in ~50 ms) and remembered while it lives.
+    Read once per model object (one `llama_token_to_piece` call per token id) and remembered while it
+    lives.
     """
     found = _vocabularies.get(llm)
     if found is not None:
@@ -140,7 +141,8 @@ def llama_vocab(llm: Any) -> tuple[list[bytes | None], int]:
 
 def llama_vocabulary(llm: Any) -> Vocabulary:
     """`llama_vocab` of `llm` as one shared `brzozowski.vocab.vocabulary.Vocabulary` (its byte trie built
-    once per model object, remembered while the model lives), so each new index costs microseconds."""
+    once per model object, remembered while the model lives), so a new index over it builds no
+    per-vocabulary structure."""
     found = _shared_vocabularies.get(llm)
     if found is None:
         found = _shared_vocabularies[llm] = Vocabulary(*llama_vocab(llm))
@@ -233,8 +235,9 @@ SHARED_INDEXES = 8
 """How many token indexes (patterns) `shared_index` keeps per model: a few tools' schemas."""
 
 PRECOMPUTE_MAX_STATES = 2000
-"""``precompute=True`` computes every mask up front only for DFAs up to this size (~1 ms per state
-over SmolLM2's vocabulary, so about 2 s at most); larger ones get their masks on first use."""
+"""``precompute=True`` computes every mask up front only for DFAs up to this size: the up-front work
+is one mask per state, while a generation visits few of a large DFA's states, so larger DFAs get their
+masks on first use."""
 
 _indexes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Llama -> LRU of indexes
 
@@ -246,8 +249,9 @@ def shared_index(llm: Any, pattern: str | LazyDFA, precompute: bool = False) -> 
     a lazy DFA is known by its start term (interned), so equal languages share one index.
 
     ``precompute=True``: over the canonical DFA, with the mask of every state computed now (the
-    DFA of a tool-call schema has 100-200 states: 0.1-0.4 s over SmolLM2's 49,152 tokens; up to
-    `PRECOMPUTE_MAX_STATES`); otherwise over a `LazyDFA`, masks computed on first use.
+    DFA of a tool-call schema has 100-200 states; up to `PRECOMPUTE_MAX_STATES`), so that no step of
+    the generation pays for a cold mask; otherwise over a `LazyDFA`, masks computed on first use.
+    (Their costs per token: benchmarks/record/2026-11-30-llama-overhead.md.)
     """
     import cachetools
 

@@ -58,9 +58,9 @@ from ..errors import MaskError, SamplingParamsError, TokenError
 __all__ = ["SamplingParams", "distribution", "sample"]
 
 
-# Top-p first looks at this many of the most likely tokens (an O(V) partition, ~1 ms at V = 200k)
-# and sorts only those; a nucleus that does not fit (a flat distribution) gets one full sort
-# (~3-6 ms at V = 200k). Language-model nuclei are usually far smaller than this window.
+# Top-p first looks at this many of the most likely tokens (an O(V) partition) and sorts only
+# those (O(W log W)); a nucleus that does not fit (a flat distribution) gets one full sort
+# (O(V log V)). Language-model nuclei are usually far smaller than this window.
 _TOP_P_WINDOW = 1024
 
 
