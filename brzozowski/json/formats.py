@@ -10,7 +10,7 @@ installed). Where the language is narrower than the format, `NARROWER` says how;
   rejects it too); ``T``/``Z`` in either case (the checker upper-cases first).
 - ``duration``: ISO 8601 ``P…`` with integer components, or weeks ``PnW``.
 - ``email``: a dot-atom local part ``@`` a hostname.
-- ``hostname``: RFC 1123 labels (letters, digits, inner hyphens), at most 253 characters.
+- ``hostname``: RFC 1123 labels (letters, digits, inner hyphens), at most 253 characters, a final dot allowed.
 - ``ipv4``: dotted quad without leading zeros; ``ipv6``: RFC 4291 text forms (the checker refuses zone ids too).
 - ``uuid``: 8-4-4-4-12 hex digits; ``uri``, ``uri-reference``: RFC 3986 (IPvFuture literals too);
   ``iri``, ``iri-reference``: RFC 3987 as the checker's grammar (``rfc3987-syntax``) reads it: non-ASCII
@@ -137,7 +137,7 @@ FORMAT_PATTERNS: dict[str, str] = {
     "date-time": f"^{_DATE}[Tt]{_TIME}$",
     "duration": f"^{_DURATION}$",
     "email": f"^{_EMAIL}$",
-    "hostname": f"^{_HOSTNAME}$",
+    "hostname": rf"^{_HOSTNAME}\.?$",
     "ipv4": f"^{_IPV4}$",
     "ipv6": f"^{_IPV6}$",
     "uuid": f"^{_UUID}$",
@@ -155,14 +155,16 @@ NARROWER: dict[str, str] = {
     "duration": "durations use integer components only (no decimal fractions)",
     "email": "e-mail addresses use a dot-atom local part and a hostname domain (no quoted local parts, "
              "no address literals)",
-    "hostname": "hostnames have at most 3 labels of up to 63 characters or 8 labels of up to 30, "
-                "without a trailing dot",
+    "hostname": "hostnames have at most 3 labels of up to 63 characters or 8 labels of up to 30, in ASCII "
+                "(the checker also takes other Unicode digits)",
     "ipv6": "IPv6 addresses are written in the RFC 4291 text forms",
     "uuid": "UUIDs are written in the 8-4-4-4-12 form only (the checker also takes extra hyphens and braces)",
     "time": "times end without a final newline (the checker's regex lets one through)",
     "date-time": "date-times end without a final newline (the checker's regex lets one through)",
-    "uri": "URIs end without a final newline (the checker's regex lets one through)",
-    "uri-reference": "URI references end without a final newline (the checker's regex lets one through)",
+    "uri": "URIs end without a final newline and write the IPv4 end of an IPv6 literal without leading "
+           "zeros (the checker's regex lets both through)",
+    "uri-reference": "URI references end without a final newline and write the IPv4 end of an IPv6 literal "
+                     "without leading zeros (the checker's regex lets both through)",
     "iri": "IRIs have IPv6 host literals only where '::' stands for exactly one group and no characters "
            "above U+FFFF (as the checker's grammar, rfc3987-syntax, reads them: it refuses [::1])",
     "iri-reference": "IRI references have IPv6 host literals only where '::' stands for exactly one group "
