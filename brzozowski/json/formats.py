@@ -10,10 +10,11 @@ installed). Where the language is narrower than the format, `NARROWER` says how;
   rejects it too); ``T``/``Z`` in either case (the checker upper-cases first).
 - ``duration``: ISO 8601 ``P…`` with integer components, or weeks ``PnW``.
 - ``email``: a dot-atom local part ``@`` a hostname.
-- ``hostname``: RFC 1123 labels (letters, digits, inner hyphens), at most 253 characters.
+- ``hostname``: RFC 1123 labels (letters, digits, inner hyphens), at most 253 characters, a final dot allowed.
 - ``ipv4``: dotted quad without leading zeros; ``ipv6``: RFC 4291 text forms (the checker refuses zone ids too).
-- ``uuid``: 8-4-4-4-12 hex digits; ``uri``, ``uri-reference``: RFC 3986; ``iri``, ``iri-reference``:
-  the URI forms (every URI is an IRI, RFC 3987).
+- ``uuid``: 8-4-4-4-12 hex digits; ``uri``, ``uri-reference``: RFC 3986 (IPvFuture literals too);
+  ``iri``, ``iri-reference``: RFC 3987 as the checker's grammar (``rfc3987-syntax``) reads it: non-ASCII
+  characters of the Basic Multilingual Plane, and IPv6 literals where ``::`` stands for exactly one group.
 - ``json-pointer``: RFC 6901; ``relative-json-pointer``: a level count, then ``#`` or a JSON pointer.
 - ``regex``: a regular subset of the patterns Python's ``re`` compiles (what the checker calls):
   arbitrary patterns need balanced nesting, which no automaton can count.
@@ -72,28 +73,45 @@ _IPV6 = "(?:" + "|".join([
 _HEX = "[0-9A-Fa-f]"
 _UUID = rf"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}"
 
-# RFC 3986, Appendix A (IPvFuture left out).
+# RFC 3986, Appendix A; IRIs (RFC 3987 §2.2) add `_UCSCHAR` to the unreserved characters and
+# `_IPRIVATE` to the query. The checker's IRI grammar (rfc3987-syntax) has ``ucschar`` in the Basic
+# Multilingual Plane only, and its IPv6 literals let ``::`` stand for exactly one group of zeros
+# (`_IRI_IPV6`: ``[::1]`` is not an IRI to it), so the IRI forms use those.
 _UNRESERVED = r"A-Za-z0-9\-._~"
+_UCSCHAR = r"\u00A0-\uD7FF\uF900-\uFDCF\uFDF0-\uFFEF"
+_IPRIVATE = r"\uE000-\uF8FF"
 _SUB_DELIMS = r"!$&'()*+,;="
 _PCT = rf"%{_HEX}{_HEX}"
-_PCHAR = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}:@]|{_PCT})"
-_SEGMENT = rf"{_PCHAR}*"
-_SEGMENT_NZ = rf"{_PCHAR}+"
-_SEGMENT_NZ_NC = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}@]|{_PCT})+"
-_AUTHORITY = (
-    rf"(?:(?:[{_UNRESERVED}{_SUB_DELIMS}:]|{_PCT})*@)?"
-    rf"(?:\[{_IPV6}\]|(?:[{_UNRESERVED}{_SUB_DELIMS}]|{_PCT})*)(?::[0-9]*)?"
-)
-_PATH_ABEMPTY = rf"(?:/{_SEGMENT})*"
-_PATH_ABSOLUTE = rf"/(?:{_SEGMENT_NZ}(?:/{_SEGMENT})*)?"
-_QUERY_FRAGMENT = rf"(?:\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?"
-_URI = (
-    rf"[A-Za-z][A-Za-z0-9+\-.]*:(?://{_AUTHORITY}{_PATH_ABEMPTY}|{_PATH_ABSOLUTE}"
-    rf"|{_SEGMENT_NZ}(?:/{_SEGMENT})*)?{_QUERY_FRAGMENT}"
-)
-_RELATIVE_REF = (
-    rf"(?://{_AUTHORITY}{_PATH_ABEMPTY}|{_PATH_ABSOLUTE}|{_SEGMENT_NZ_NC}(?:/{_SEGMENT})*)?{_QUERY_FRAGMENT}"
-)
+_IPVFUTURE = rf"v{_HEX}+\.[{_UNRESERVED}{_SUB_DELIMS}:]+"
+_IRI_IPV6 = "(?:" + "|".join(
+    [f"(?:{_H16}:){{6}}{_LS32}", f"::(?:{_H16}:){{5}}{_LS32}"]
+    + [f"(?:{_H16}:){{{k - 1}}}{_H16}::(?:{_H16}:){{{5 - k}}}{_LS32}" for k in range(1, 6)]
+    + [f"(?:{_H16}:){{5}}{_H16}::{_H16}", f"(?:{_H16}:){{6}}{_H16}::"]
+) + ")"
+
+
+def _uri_forms(unreserved: str, ipv6: str, query_extra: str) -> tuple[str, str]:
+    """The (absolute URI, relative reference) patterns over `unreserved` characters, with `ipv6`
+    literals and `query_extra` characters allowed in the query only."""
+    pchar = rf"(?:[{unreserved}{_SUB_DELIMS}:@]|{_PCT})"
+    segment_nz_nc = rf"(?:[{unreserved}{_SUB_DELIMS}@]|{_PCT})+"
+    authority = (
+        rf"(?:(?:[{unreserved}{_SUB_DELIMS}:]|{_PCT})*@)?"
+        rf"(?:\[(?:{ipv6}|{_IPVFUTURE})\]|(?:[{unreserved}{_SUB_DELIMS}]|{_PCT})*)(?::[0-9]*)?"
+    )
+    path_abempty = rf"(?:/{pchar}*)*"
+    path_absolute = rf"/(?:{pchar}+(?:/{pchar}*)*)?"
+    query_fragment = rf"(?:\?(?:{pchar}|[/?{query_extra}])*)?(?:#(?:{pchar}|[/?])*)?"
+    absolute = (
+        rf"[A-Za-z][A-Za-z0-9+\-.]*:(?://{authority}{path_abempty}|{path_absolute}"
+        rf"|{pchar}+(?:/{pchar}*)*)?{query_fragment}"
+    )
+    relative = rf"(?://{authority}{path_abempty}|{path_absolute}|{segment_nz_nc}(?:/{pchar}*)*)?{query_fragment}"
+    return absolute, relative
+
+
+_URI, _RELATIVE_REF = _uri_forms(_UNRESERVED, _IPV6, "")
+_IRI, _IRELATIVE_REF = _uri_forms(_UNRESERVED + _UCSCHAR, _IRI_IPV6, _IPRIVATE)
 
 _JSON_POINTER = r"(?:/(?:[^/~]|~[01])*)*"
 #: The level count as the checker reads it: no digit may follow a 0 (so 10 is a count, 100 is not).
@@ -119,14 +137,14 @@ FORMAT_PATTERNS: dict[str, str] = {
     "date-time": f"^{_DATE}[Tt]{_TIME}$",
     "duration": f"^{_DURATION}$",
     "email": f"^{_EMAIL}$",
-    "hostname": f"^{_HOSTNAME}$",
+    "hostname": rf"^{_HOSTNAME}\.?$",
     "ipv4": f"^{_IPV4}$",
     "ipv6": f"^{_IPV6}$",
     "uuid": f"^{_UUID}$",
     "uri": f"^{_URI}$",
     "uri-reference": f"^(?:{_URI}|{_RELATIVE_REF})$",
-    "iri": f"^{_URI}$",
-    "iri-reference": f"^(?:{_URI}|{_RELATIVE_REF})$",
+    "iri": f"^{_IRI}$",
+    "iri-reference": f"^(?:{_IRI}|{_IRELATIVE_REF})$",
     "json-pointer": f"^{_JSON_POINTER}$",
     "relative-json-pointer": f"^{_RELATIVE_JSON_POINTER}$",
     "regex": f"^{_REGEX}$",
@@ -137,14 +155,20 @@ NARROWER: dict[str, str] = {
     "duration": "durations use integer components only (no decimal fractions)",
     "email": "e-mail addresses use a dot-atom local part and a hostname domain (no quoted local parts, "
              "no address literals)",
-    "hostname": "hostnames have at most 3 labels of up to 63 characters or 8 labels of up to 30, "
-                "without a trailing dot",
+    "hostname": "hostnames have at most 3 labels of up to 63 characters or 8 labels of up to 30, in ASCII "
+                "(the checker also takes other Unicode digits)",
     "ipv6": "IPv6 addresses are written in the RFC 4291 text forms",
     "uuid": "UUIDs are written in the 8-4-4-4-12 form only (the checker also takes extra hyphens and braces)",
-    "uri": "URIs use no IPvFuture host literals",
-    "uri-reference": "URI references use no IPvFuture host literals",
-    "iri": "IRIs are written as URIs: ASCII only (non-ASCII as %-escapes), no IPvFuture host literals",
-    "iri-reference": "IRI references are written as URI references: ASCII only, no IPvFuture host literals",
+    "time": "times end without a final newline (the checker's regex lets one through)",
+    "date-time": "date-times end without a final newline (the checker's regex lets one through)",
+    "uri": "URIs end without a final newline and write the IPv4 end of an IPv6 literal without leading "
+           "zeros (the checker's regex lets both through)",
+    "uri-reference": "URI references end without a final newline and write the IPv4 end of an IPv6 literal "
+                     "without leading zeros (the checker's regex lets both through)",
+    "iri": "IRIs have IPv6 host literals only where '::' stands for exactly one group and no characters "
+           "above U+FFFF (as the checker's grammar, rfc3987-syntax, reads them: it refuses [::1])",
+    "iri-reference": "IRI references have IPv6 host literals only where '::' stands for exactly one group "
+                     "and no characters above U+FFFF (as the checker's grammar, rfc3987-syntax, reads them)",
     "relative-json-pointer": "relative JSON pointers count levels in ASCII digits, no digit after a 0 "
                              "(as the checker reads them: it refuses 100; it also takes other Unicode digits)",
     "regex": "regular expressions use literal characters, escapes, '.', classes without ranges, groups "

@@ -89,7 +89,8 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
         most = min((hi for _, hi in bounds if hi is not None), default=None)
         inside = [piece[0] for piece in parts]
         if lengths_given and not _lengths_implied(fewest, most, min_length, max_length):
-            inside.append(repeat(ANY_CHAR, min_length, max_length))
+            crossed = max_length is not None and min_length > max_length  # minLength > maxLength
+            inside.append(EMPTY if crossed else repeat(ANY_CHAR, min_length, max_length))
         term = concat(_QUOTE, inter(*inside), _QUOTE)
         if table is not None:  # "x" in both iff x in both: string contents hold no raw quote
             term = inter(term, format_leaf(format))
