@@ -31,8 +31,8 @@ fuzz = sys.modules.setdefault("fuzz_formats", importlib.util.module_from_spec(_s
 _spec.loader.exec_module(fuzz)
 
 #: Strings per format in CI (the benchmark runs 100,000); the iri checker costs milliseconds a string.
-CI_COUNT = {"iri": 1500, "iri-reference": 1500}
-CI_DEFAULT = 4000
+CI_COUNT = {"iri": 1000, "iri-reference": 1000}
+CI_DEFAULT = 3000
 
 
 @pytest.mark.parametrize("name", sorted(FORMAT_PATTERNS))
@@ -97,7 +97,7 @@ def test_explain_names_the_iri_narrowing():
 
 # --- Hypothesis: random string schemas with formats ----------------------------------------------
 
-_PATTERNS = [None, "^[a-z]", "[0-9]$", "a", ":", "\\.", "-", "^.{0,24}$", "[^a-z]", "/"]
+_PATTERNS = [None, None, None, "^[a-z]", "[0-9]$", "a", ":", "\\.", "-", "^.{0,24}$", "[^a-z]", "/"]
 
 
 def _walk(dfa, rng: random.Random, limit: int = 160) -> bytes | None:
@@ -116,11 +116,11 @@ def _walk(dfa, rng: random.Random, limit: int = 160) -> bytes | None:
     return None
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     name=st.sampled_from(sorted(FORMAT_PATTERNS)),
-    fewest=st.one_of(st.none(), st.integers(0, 12)),
-    most=st.one_of(st.none(), st.integers(0, 40)),
+    fewest=st.sampled_from([None, None, 0, 1, 5, 12, 30]),
+    most=st.sampled_from([None, None, 4, 10, 20, 40]),
     pattern=st.sampled_from(_PATTERNS),
     any_whitespace=st.booleans(),
     seed=st.integers(0, 2**32 - 1),
