@@ -293,7 +293,7 @@ def cases(n: int, seed: int) -> list[dict]:
 
 # --- the child ----------------------------------------------------------------------------------
 
-_LIMIT_NAMES = re.compile(r"\b(max_\w+|\w+_seconds|state budget|\w+ budget|\w+_limit|max_depth)\b")
+_LIMIT_NAMES = re.compile(r"\b(max_\w+|\w+_seconds|state budget|\w+ budget|\w+_limit|the limit of [\d,]+)")
 
 
 def _limit_named(message: str) -> str:
@@ -452,7 +452,7 @@ def report(rows: list[dict], timeout: float, memory_gb: float) -> None:
     classes: dict[tuple, int] = {}
     for r in rows:
         if r["outcome"] in ("refused", "crashed", "timed out"):
-            key = (r["outcome"], r.get("error", "-"), r.get("limit") or "-", r.get("phase", "-"))
+            key = (r["outcome"], r.get("error", "-"), _limit_named(r.get("message", "")) or "-", r.get("phase", "-"))
             classes[key] = classes.get(key, 0) + 1
     print(C.table(["outcome", "error class", "limit named", "phase", "cases"],
                   [[*k, str(v)] for k, v in sorted(classes.items(), key=lambda kv: -kv[1])]))
@@ -469,8 +469,8 @@ def report(rows: list[dict], timeout: float, memory_gb: float) -> None:
     for r in sorted(rows, key=lambda r: -r["wall"]):
         phases = r.get("phases", {})
         detail = r.get("error", "")
-        if r.get("limit"):
-            detail += f" ({r['limit']})"
+        if _limit_named(r.get("message", "")):
+            detail += f" ({_limit_named(r['message'])})"
         if r.get("walk"):
             detail = f"walk {r['walk']['steps']} steps, slowest {C.fmt_ms(r['walk']['slowest'])}" + (
                 f"; {r['walk']['error'][:60]}" if r["walk"]["error"] else "")
@@ -493,7 +493,11 @@ def main() -> None:
     parser.add_argument("--memory-gb", type=float, default=4.0, help="address-space cap per case")
     parser.add_argument("--steps", type=int, default=8, help="random-walk steps after the first mask")
     parser.add_argument("--json", type=Path, default=None, help="write the rows here")
+    parser.add_argument("--from-json", type=Path, default=None, help="print the report of rows written by --json")
     args = parser.parse_args()
+    if args.from_json:
+        report(json.loads(args.from_json.read_text("utf-8")), args.timeout, args.memory_gb)
+        return
     C.pin_one_core()
     import brzozowski
     from brzozowski import Vocabulary, load_tiktoken_vocab
