@@ -82,14 +82,14 @@ import math
 import re
 from typing import Any
 
-from ..core.derivatives import alphabet_classes, derivative, derivative_of_string, keep_derivatives, matches
-from ..errors import ArgumentError, SchemaError, SchemaProblem
-from .leaf_terms import FORMATS, json_integer_term, json_number_term, json_string_term
-from .strings import PLAIN_KEY_BITS, PLAIN_KEY_TRIES, encoded_chars
-from ..automata.lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
-from .merge import ANNOTATIONS, MAX_ANYOF_PRODUCT, Unmergeable, json_equal, json_key, merge_schemas
-from .refs import SchemaIndex, child_base, pointer_append
-from ..core.terms import EMPTY, EPSILON, K_ALT, Term, alt, byte, byte_set, compl, concat, inter, literal, repeat, star
+from ...core.derivatives import alphabet_classes, derivative, derivative_of_string, keep_derivatives, matches
+from ...errors import ArgumentError, SchemaError, SchemaProblem
+from ..leaf_terms import FORMATS, json_integer_term, json_number_term, json_string_term
+from ..strings import PLAIN_KEY_BITS, PLAIN_KEY_TRIES, encoded_chars
+from ...automata.lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
+from ..merge import ANNOTATIONS, MAX_ANYOF_PRODUCT, Unmergeable, json_equal, json_key, merge_schemas
+from ..refs import SchemaIndex, child_base, pointer_append
+from ...core.terms import EMPTY, EPSILON, K_ALT, Term, alt, byte, byte_set, compl, concat, inter, literal, repeat, star
 
 __all__ = ["DEFAULT_MAX_DEPTH", "MAX_WHITESPACE", "compile_json_schema", "explain_json_schema",
            "json_schema_term"]
