@@ -83,7 +83,9 @@ import re
 from typing import Any
 
 from ...core.derivatives import alphabet_classes, derivative, derivative_of_string, keep_derivatives, matches
-from ...errors import ArgumentError, SchemaError, SchemaProblem
+from ...budget import DEFAULT_LIMITS, Limits, check_deadline, within
+from ...errors import ArgumentError, SchemaError, SchemaProblem, TimeBudgetError
+from .inputs import check_schema_input
 from ..leaf_terms import FORMATS, json_integer_term, json_number_term, json_string_term
 from ..strings import PLAIN_KEY_BITS, PLAIN_KEY_TRIES, encoded_chars
 from ...automata.lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
@@ -332,6 +334,7 @@ class _Compiler:
             return EMPTY
         if not isinstance(node, dict):
             return self.refuse(ptr, None, f"a schema must be an object or true/false, got {json.dumps(node)[:40]}")
+        check_deadline(ptr)
         key = (id(node), base, depth, types)
         found = self._memo.get(key)
         if found is not None:
@@ -457,6 +460,7 @@ class _Compiler:
         seen: set[int] = set()
 
         def flatten(part: Any, at: str, part_base: str, top: bool) -> bool:
+            check_deadline(at)
             if isinstance(part, bool):
                 flat.append(part)
                 return True
@@ -577,6 +581,7 @@ class _Compiler:
             return EMPTY
         if not isinstance(node, dict):
             raise _Inexact(ptr, None, "not a schema")
+        check_deadline(ptr)
         key = (id(node), base, depth)
         found = self._complete.get(key)
         if found is not None:
@@ -678,6 +683,9 @@ class _Compiler:
         notes: list[str] = []
         try:
             term = build(notes=notes, **keywords)
+        except TimeBudgetError:  # raised inside the leaf, without a pointer: raised again at `ptr`
+            check_deadline(ptr)
+            raise
         except SchemaError as e:
             raise _Inexact(place[0] if place else ptr, place[1] if place else e.keyword, e.message) from None
         for text in notes:
@@ -786,6 +794,7 @@ class _Compiler:
         (``properties: {k: false}``), a present property k failing its schema (``not`` of it, again
         split if need be), and the other keywords' ``not``; combinators by De Morgan.
         Raises `_Inexact` where neither works."""
+        check_deadline(ptr)
         if _is_true(node):
             return []
         if node is False:
@@ -1066,6 +1075,7 @@ class _Compiler:
         kept: list[Term] = []
         derived: list[Term] = []  # derivatives of `others` alive across the values: shared prefixes
         for value, where in candidates:
+            check_deadline(where)
             try:
                 text = self.w.text(value)
             except (TypeError, ValueError) as e:
@@ -1086,6 +1096,9 @@ class _Compiler:
         notes: list[str] = []
         try:
             term = build(notes=notes, **keywords)
+        except TimeBudgetError:  # raised inside the leaf, without a pointer: raised again at `ptr`
+            check_deadline(ptr)
+            raise
         except SchemaError as e:
             return self.refuse(pointer_append(ptr, e.keyword) if e.keyword else ptr, e.keyword, e.message)
         for text in notes:
@@ -1279,6 +1292,7 @@ class _Compiler:
         cap = max(least, 1) if most is None else most
         after: dict[tuple[int, int], Term] = {}
         for n in range(cap, 0, -1):
+            check_deadline()
             for c in range(top, -1, -1):
                 end = EPSILON if c >= at_least and n >= least else EMPTY
                 if most is not None and n == most:
@@ -1356,6 +1370,7 @@ class _Compiler:
         members: list[tuple[str, Term]] = []  # (name, value): `_members` writes each onto what follows
         for name in names:
             where = pointer_append(pointer_append(ptr, "properties"), name) if name in props else ptr
+            check_deadline(where)
             parts = [props[name]] if name in props else []
             parts += [schema for pattern, schema in patterns.items() if self._name_matches(name, pattern)]
             if not parts:
@@ -1508,6 +1523,7 @@ class _Compiler:
             c, must, _ = state
             later[state] = EMPTY if must else tails[0, c == 0, c]
         for i in range(n - 1, -1, -1):
+            check_deadline()
             here: dict[tuple, Term] = {}
             written: dict[tuple, Term] = {}  # member i then the state after it: its spine built once
             for state in layers[i]:
@@ -1649,9 +1665,17 @@ def _type_names(given: Any) -> list[str] | None:
 
 
 def _compile(schema: Any, separators: tuple[str, str], any_whitespace: bool, closed_objects: bool,
-             unknown_keywords: str, max_depth: int, unique_keys: bool) -> tuple[Term, list[str]]:
-    compiler = _Compiler(schema, _Writer(separators, any_whitespace), closed_objects, unknown_keywords,
-                         max_depth, unique_keys)
+             unknown_keywords: str, max_depth: int, unique_keys: bool, limits: Limits) -> tuple[Term, list[str]]:
+    if not isinstance(limits, Limits):
+        raise ArgumentError(f"limits must be a brzozowski.budget.Limits, not {limits!r}")
+    writer = _Writer(separators, any_whitespace)
+    compiler = _Compiler(schema, writer, closed_objects, unknown_keywords, max_depth, unique_keys)
+    check_schema_input(schema, limits, max_depth)
+    with within(limits.compile_seconds, "compile_seconds", where="(root)"):
+        return _compile_checked(compiler, schema, max_depth, any_whitespace)
+
+
+def _compile_checked(compiler: _Compiler, schema: Any, max_depth: int, any_whitespace: bool) -> tuple[Term, list[str]]:
     term = compiler.term(schema, "", compiler.index.root_base, max_depth)
     if compiler.problems:
         problems = list(compiler.problems.values())
@@ -1675,16 +1699,18 @@ def _compile(schema: Any, separators: tuple[str, str], any_whitespace: bool, clo
 def json_schema_term(schema: Any, *, separators: tuple[str, str] = (",", ":"), any_whitespace: bool = False,
                      closed_objects: bool = True, unknown_keywords: str = "refuse",
                      max_depth: int = DEFAULT_MAX_DEPTH, unique_keys: bool = False,
-                     notes: list[str] | None = None) -> Term:
+                     notes: list[str] | None = None, limits: Limits = DEFAULT_LIMITS) -> Term:
     """The term of the JSON documents `schema` allows, written as the options say (see the module doc).
 
     `notes`, if given, receives every narrowing (``pointer: text``), as `explain_json_schema` returns.
+    `limits` bounds the schema's size and depth (`InputLimitError`, `SchemaError`) and the compile's
+    wall time (``compile_seconds``: `TimeBudgetError` naming the pointer being compiled).
 
     >>> print(json_schema_term({"enum": [None, [1, "a"]]}))
     null|\\[1,"a"\\]
     """
     term, found = _compile(schema, separators, any_whitespace, closed_objects, unknown_keywords, max_depth,
-                           unique_keys)
+                           unique_keys, limits)
     if notes is not None:
         notes.extend(found)
     return term
@@ -1711,12 +1737,13 @@ def compile_json_schema(schema: Any, *, separators: tuple[str, str] = (",", ":")
                         any_whitespace: bool = False, closed_objects: bool = True,
                         unknown_keywords: str = "refuse", max_depth: int = DEFAULT_MAX_DEPTH,
                         unique_keys: bool = False, max_states: int = DEFAULT_MAX_STATES,
-                        notes: list[str] | None = None) -> LazyDFA:
+                        notes: list[str] | None = None, limits: Limits = DEFAULT_LIMITS) -> LazyDFA:
     """A lazy DFA of the JSON documents `schema` allows (see the module doc for the options).
 
-    Raises `SchemaError` listing every refused keyword with its JSON pointer.
+    Raises `SchemaError` listing every refused keyword with its JSON pointer, and a `BudgetError`
+    where `limits` (`brzozowski.budget.Limits`) refuse the schema's size or the compile's time.
     """
     term = json_schema_term(schema, separators=separators, any_whitespace=any_whitespace,
                             closed_objects=closed_objects, unknown_keywords=unknown_keywords,
-                            max_depth=max_depth, unique_keys=unique_keys, notes=notes)
+                            max_depth=max_depth, unique_keys=unique_keys, notes=notes, limits=limits)
     return LazyDFA(term, max_states=max_states)
