@@ -134,8 +134,24 @@ def test_any_json_value_past_the_document_depth_limit_is_an_input_limit_error():
         compile_json_schema({}, max_depth=200)
     lazy = compile_json_schema({}, max_depth=100)
     assert lazy.matches(b"[" * 100 + b"]" * 100) and not lazy.matches(b"[" * 101 + b"]" * 101)
-    lazy = compile_json_schema({}, max_depth=150, limits=Limits(max_document_depth=None))  # off: trusted callers
-    assert lazy.matches(b"[" * 150 + b"]" * 150)
+    lazy = compile_json_schema({}, max_depth=120, limits=Limits(max_document_depth=None))  # off: trusted callers
+    assert lazy.matches(b"[" * 120 + b"]" * 120)
+
+
+@pytest.mark.parametrize("chain", [10, 60])
+@pytest.mark.parametrize("max_depth", [8, 50, 100])
+def test_a_reference_chain_through_arrays_ends_in_a_result_or_a_schema_error(chain, max_depth):
+    """Chains of references through arrays at every level, as deep as max_document_depth allows:
+    the subschemas nested in one another are bounded (`MAX_ACTIVE_SCHEMAS`), not the stack."""
+    from brzozowski.json.compiler.common import MAX_ACTIVE_SCHEMAS
+    defs = {f"c{i}": {"$ref": f"#/$defs/c{i + 1}"} for i in range(chain - 1)}
+    defs[f"c{chain - 1}"] = {"anyOf": [{"type": "null"}, {"items": {"$ref": "#/$defs/c0"}}]}
+    try:
+        lazy = compile_json_schema({"$defs": defs, "$ref": "#/$defs/c0"}, max_depth=max_depth)
+    except SchemaError as e:
+        assert f"more than {MAX_ACTIVE_SCHEMAS} subschemas nest" in str(e) and chain * max_depth > MAX_ACTIVE_SCHEMAS
+    else:
+        assert lazy.matches(b"[[null]]")
 
 
 # --- sizes: refused before any work --------------------------------------------------------------

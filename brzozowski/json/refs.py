@@ -65,6 +65,7 @@ class SchemaIndex:
         self.root_base = child_base(DEFAULT_BASE, root)
         self._resources: dict[str, tuple[Any, str]] = {self.root_base: (root, "")}
         self._anchors: dict[tuple[str, str], tuple[Any, str]] = {}
+        self._pointers: dict[int, tuple[Any, str]] = {}  # a subschema's id -> (it, its JSON pointer)
         self._walk(root)
 
     def _walk(self, root: Any) -> None:
@@ -78,6 +79,7 @@ class SchemaIndex:
             if not isinstance(node, dict) or id(node) in walked:
                 continue
             walked.add(id(node))
+            self._pointers[id(node)] = (node, ptr)
             base = child_base(base, node)
             self._resources.setdefault(base, (node, ptr))
             for key in ("$anchor", "$dynamicAnchor"):
@@ -98,6 +100,12 @@ class SchemaIndex:
                     where = pointer_append(ptr, key)
                     children += [(sub, pointer_append(where, name), base) for name, sub in node[key].items()]
             stack.extend(reversed(children))
+
+    def pointer_of(self, node: Any) -> str | None:
+        """The JSON pointer of `node` if it is a subschema of this document (the first place it
+        appears), else None (a schema made while compiling, or a value elsewhere in the document)."""
+        found = self._pointers.get(id(node))
+        return found[1] if found is not None and found[0] is node else None
 
     def resolve(self, ref: Any, base: str, where: str = "") -> tuple[Any, str, str]:
         """The node `ref` names, its JSON pointer, and the base URI that holds inside it.

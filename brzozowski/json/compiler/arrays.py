@@ -128,10 +128,10 @@ class _Arrays:
 
         yes = self._decide(compiled, exact, node["contains"], base, depth - 1, _ALL_TYPES, keep=True)
         no = self._decide(compiled, exact, node["contains"], base, depth - 1, _ALL_TYPES, keep=False)
-        return self._counting(yes, no, at_least, at_most, least, most)
+        return self._counting(yes, no, at_least, at_most, least, most, where)
 
     def _counting(self, yes: Term, no: Term, at_least: int, at_most: int | None, least: int,
-                  most: int | None) -> Term:
+                  most: int | None, where: str) -> Term:
         """Arrays of `least`..`most` items, each from `yes` or `no` (disjoint), at_least..at_most
         of them from `yes` (at_most None: no upper bound)."""
         sep = self.w.item_sep
@@ -140,7 +140,7 @@ class _Arrays:
         cap = max(least, 1) if most is None else most
         after: dict[tuple[int, int], Term] = {}
         for n in range(cap, 0, -1):
-            check_deadline()
+            check_deadline(where)
             for c in range(top, -1, -1):
                 end = EPSILON if c >= at_least and n >= least else EMPTY
                 if most is not None and n == most:

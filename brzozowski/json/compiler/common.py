@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...core.terms import K_ALT, Term, alt, literal
@@ -95,6 +96,36 @@ class _Inexact(Exception):
         self.pointer = pointer
         self.keyword = keyword
         self.reason = reason
+
+def schema_key(value: Any, pointer_of: Callable[[Any], str | None]) -> Any:
+    """A hashable key of a schema made while compiling (a merge, the rest of a schema beside a
+    keyword): equal exactly when the two compile alike, so key order and ``1`` vs ``1.0`` count
+    (property order and the written number differ), unlike `brzozowski.json.merge.json_key`. A
+    subschema of the document inside it is keyed by its pointer (`pointer_of`), not walked: made
+    schemas are mostly a few keywords over the document's subschemas."""
+    if isinstance(value, dict):
+        own = pointer_of(value)
+        if own is not None:
+            return ("at", own)
+        return ("object", tuple((k, schema_key(v, pointer_of)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("array", tuple(schema_key(v, pointer_of) for v in value))
+    try:
+        hash(value)
+    except TypeError:  # not JSON: refused when compiled; its text tells it apart meanwhile
+        return (type(value).__name__, repr(value))
+    return (type(value).__name__, value)
+
+
+MAX_ACTIVE_SCHEMAS = 150
+"""The most subschemas being compiled inside one another (through arrays, objects and references
+at once): past it the schema is refused, before the interpreter's stack runs out (each level costs
+up to five frames; Python's default stack holds 1,000)."""
+
+MAX_REF_HOPS = 20
+"""How many plain ``$ref`` hops the look-ahead helpers follow (possible types, oneOf tags, finite
+enum values); past it they answer "unknown", the safe side (all types, no tags, not finite)."""
+
 
 def _is_true(schema: Any) -> bool:
     return schema is True or (isinstance(schema, dict) and not (set(schema) - ANNOTATIONS))

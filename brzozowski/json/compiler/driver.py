@@ -45,7 +45,6 @@ class _Compiler(_Recursion, _Exact, _Negation, _Leaves, _Arrays, _Objects):
         self._active: set[tuple] = set()
         self._chain: dict[int, int] = {}  # per nesting depth left: the `term` calls active at it
         self._merging: set[tuple] = set()  # `merged_term`'s parts (by content) being merged
-        self._keep: list[Any] = []  # merged schemas: alive, so their ids stay unique in the memo
         self._complete: dict[tuple, Term] = {}
         self._completing: set[tuple] = set()
         self._universe: dict[int, Term] = {}

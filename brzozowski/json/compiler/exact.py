@@ -20,8 +20,8 @@ from ..merge import ANNOTATIONS
 from ..refs import child_base, pointer_append
 from ..strings import encoded_chars
 from .common import (
-    _ALL_TYPES, _ARRAY_KEYWORDS, _C_FRACTION_DIGITS, _DIGIT_BITS, _EXACT_KEYWORDS, _HANDLED, _Inexact,
-    _OBJECT_KEYWORDS, _REFUSED, _expand, _scalar_literals, _type_names,
+    MAX_ACTIVE_SCHEMAS, _ALL_TYPES, _ARRAY_KEYWORDS, _C_FRACTION_DIGITS, _DIGIT_BITS, _EXACT_KEYWORDS,
+    _HANDLED, _Inexact, _OBJECT_KEYWORDS, _REFUSED, _expand, _scalar_literals, _type_names,
 )
 
 
@@ -72,11 +72,11 @@ class _Exact:
         if not isinstance(node, dict):
             raise _Inexact(ptr, None, "not a schema")
         check_deadline(ptr)
-        key = (id(node), base, depth)
+        key = (self.node_key(node, ptr), base, depth)
         found = self._complete.get(key)
         if found is not None:
             return found
-        if key in self._completing or len(self._completing) > 400:
+        if key in self._completing or len(self._completing) > MAX_ACTIVE_SCHEMAS:
             raise _Inexact(ptr, "$ref", "a $ref cycle without an array in between")
         self._completing.add(key)
         try:
@@ -227,7 +227,7 @@ class _Exact:
         contained = self.complete(node["contains"], pointer_append(ptr, "contains"), base, depth - 1)
         return self._counting(inter(rest, contained), inter(rest, self.outside(contained, depth - 1)),
                               1 if at_least is None else at_least, self._count(node, ptr, "maxContains"),
-                              least, most)
+                              least, most, pointer_append(ptr, "contains"))
 
     def _looks_into_arrays(self, node: Any, base: str, seen: set | None = None) -> bool:
         """Whether an exact subschema has an array keyword anywhere in place (if not, every array

@@ -61,7 +61,6 @@ class _Leaves:
             else:
                 candidates = [(const, pointer_append(ptr, "const"))]
         rest = {k: v for k, v in node.items() if k not in ("enum", "const")}
-        self._keep.append(rest)
         # Values of a type outside `types` are left out exactly (the caller splits by type): no note.
         candidates = [(v, p) for v, p in candidates if types & frozenset(_type_of(v))]
         types = types & frozenset(t for v, _ in candidates for t in _type_of(v))

@@ -116,12 +116,10 @@ class _Negation:
             else:
                 plain[key] = value
         if not _is_true(plain):
-            self._keep.append(plain)
             self.complete(plain, ptr, base, depth)  # raises where the other keywords are not exact
             cases.append([{"not": plain}])
         if len(cases) > MAX_ANYOF_PRODUCT:
             raise _Inexact(ptr, None, f"its complement has {len(cases)} cases, over the limit of {MAX_ANYOF_PRODUCT}")
-        self._keep.append(cases)
         return cases
 
     def _all_fail(self, each: list[list[list[Any]]], where: str) -> list[list[Any]]:
@@ -147,7 +145,6 @@ class _Negation:
         (objects with properties), as the cases of `negations` merged into the schema at hand."""
         negated, where = node["not"], pointer_append(ptr, "not")
         rest = {k: v for k, v in node.items() if k != "not"}
-        self._keep.append(rest)
         if negated is False:
             return self.term(rest, ptr, base, depth, types)
         if _is_true(negated):
@@ -180,13 +177,11 @@ class _Negation:
                     for i, b in enumerate(branches)]):
             return EMPTY
         rest = {k: v for k, v in node.items() if k != "oneOf"}
-        self._keep.append(rest)
         self.note(where, "oneOf: each branch merged with the complement of the others (a not of their "
                          "anyOf) and with this schema, in this schema's property order")
         terms = []
         for i, branch in enumerate(branches):
             others = [{"not": b} for j, b in enumerate(branches) if j != i]
-            self._keep.append(others)
             terms.append(self.merged_term([rest, branch, *others], pointer_append(where, i), base, depth, types))
         return alt(*terms)
 
@@ -197,7 +192,6 @@ class _Negation:
             return EMPTY
         rest = {k: v for k, v in node.items() if k not in ("if", "then", "else")}
         negated = {"not": condition}
-        self._keep.extend([rest, negated])
         self.note(where, "if/then/else: (if and then) or (not if and else), each merged into this "
                          "schema: one object, in the merged property order")
         return alt(self.merged_term([rest, condition, node.get("then", True)], ptr, base, depth, types),

@@ -92,7 +92,7 @@ class _Objects:
         others = self._by_first_character(kinds) if counted else kinds
         index = {name: i for i, name in enumerate(names)}
         needs = {index[d]: frozenset(index[n] for n in ns) for d, ns in depends.items()}
-        return self._members(members, [index[r] for r in required], needs, others, counted, least, most)
+        return self._members(members, [index[r] for r in required], needs, others, counted, least, most, ptr)
 
     def _merged_term(self, parts: list[Any], ptr: str, base: str, depth: int) -> Term:
         return self.merged_term(parts, ptr, base, depth, own=0)
@@ -180,7 +180,7 @@ class _Objects:
         return members
 
     def _members(self, members: list[tuple[str, Term]], required: list[int], needs: dict[int, frozenset],
-                 others: list, counted: bool, least: int, most: int | None) -> Term:
+                 others: list, counted: bool, least: int, most: int | None, where: str) -> Term:
         """The object: listed members in order (required, optional, dependentRequired), then others.
 
         A state is (members written so far, capped; names that must still come; names that must
@@ -211,7 +211,7 @@ class _Objects:
             c, must, _ = state
             later[state] = EMPTY if must else tails[0, c == 0, c]
         for i in range(n - 1, -1, -1):
-            check_deadline()
+            check_deadline(where)
             here: dict[tuple, Term] = {}
             written: dict[tuple, Term] = {}  # member i then the state after it: its spine built once
             for state in layers[i]:
@@ -247,11 +247,9 @@ class _Objects:
         """What may follow from slot i of `others` on, by (i, nothing written yet, members written
         so far): the end needs `least` members, and something written (the empty object is
         spelled apart). Without a count to keep (no maxProperties, at most one member needed) only
-        slot 0 is asked for, and one cell per slot is built, not one per (slot, first, count):
-        6.4 -> 2.7 ms for an open object's 95 slots (median over the corpus). (A chain of
-        optional slots, linear in size, was tried and dropped: every derivative by the separator
-        then rebuilt each later slot's concatenation with its tail: the real corpus's p90 mask step
-        was 3.5 ms against 1.8 ms, 42 steps over 10 ms against 20; benchmarks/README.md.)"""
+        slot 0 is asked for, and one cell per slot is built, not one per (slot, first, count).
+        (Not a chain of optional slots, linear in size: every derivative by the separator would
+        rebuild each later slot's concatenation with its tail; measured in benchmarks/README.md.)"""
         sep = self.w.item_sep
         if most is None and least <= 1:  # nothing to count: one cell per slot
             later = EPSILON  # once something was written: nothing more, or a separator and `members`

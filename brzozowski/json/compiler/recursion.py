@@ -19,8 +19,8 @@ from ...errors import SchemaError
 from ..merge import ANNOTATIONS, Unmergeable, json_equal, json_key, merge_schemas
 from ..refs import child_base, pointer_append
 from .common import (
-    _ALL_TYPES, _ANY, _HANDLED, _IN_PLACE, _ISSUE_12, _Pieces, _REFUSED, _expand, _is_true, _type_of,
-    _without_strings_inside_every_string,
+    MAX_ACTIVE_SCHEMAS, MAX_REF_HOPS, schema_key, _ALL_TYPES, _ANY, _HANDLED, _IN_PLACE, _ISSUE_12,
+    _Pieces, _REFUSED, _expand, _is_true, _type_of, _without_strings_inside_every_string,
 )
 
 MAX_CHAIN = 64
@@ -41,6 +41,13 @@ _ANY_VALUES: dict[tuple, tuple[Term, list[str]]] = {}
 class _Recursion:
     """The recursion part of the schema compiler (a mixin of `brzozowski.json.compiler.driver._Compiler`)."""
 
+    def node_key(self, node: Any, ptr: str) -> tuple:
+        """What the memos know a subschema by: its JSON pointer in the document, or, for a schema
+        made while compiling (merged parts, the rest beside a keyword), the pointer it is compiled
+        at and its content (`schema_key`, the document's subschemas inside it by pointer)."""
+        key = schema_key(node, self.index.pointer_of)
+        return key if key[0] == "at" else ("made", ptr, key)
+
     def term(self, node: Any, ptr: str, base: str, depth: int, types: frozenset = _ALL_TYPES) -> Term:
         if node is True:
             return self.any_value(depth, types)
@@ -49,13 +56,17 @@ class _Recursion:
         if not isinstance(node, dict):
             return self.refuse(ptr, None, f"a schema must be an object or true/false, got {json.dumps(node)[:40]}")
         check_deadline(ptr)
-        key = (id(node), base, depth, types)
+        key = (self.node_key(node, ptr), base, depth, types)
         found = self._memo.get(key)
         if found is not None:
             return found
-        if key in self._active or len(self._active) > 400:
+        if key in self._active:
             return self.refuse(ptr, "$ref", "this $ref chain loops back to itself without an array or "
                                             "object in between: no document can ever end; break the cycle")
+        if len(self._active) >= MAX_ACTIVE_SCHEMAS:
+            return self.refuse(ptr, "$ref", f"more than {MAX_ACTIVE_SCHEMAS} subschemas nest inside one another "
+                                            "here (references through arrays and objects): lower max_depth "
+                                            "or shorten the chain of references")
         if self._chain.get(depth, 0) >= MAX_CHAIN:  # (merged schemas are new nodes: no key repeats)
             return self.refuse(ptr, "$ref", f"more than {MAX_CHAIN} schemas nest here through $ref, allOf, "
                                             "anyOf and oneOf without an array or object in between (a $ref "
@@ -225,12 +236,10 @@ class _Recursion:
             merged = merge_schemas(flat)
         except Unmergeable as e:
             if intersect:
-                self._keep.append(flat)  # the pieces are new dicts: alive, so their ids stay unique
                 return _Pieces(flat, e.reason)
             self.refuse(pointer_append(ptr, "allOf"), e.keyword,
                         f"allOf: {e.reason}; {_ISSUE_12} — merge the parts by hand")
             return None
-        self._keep.append(merged)
         return merged
 
     def _union(self, node: dict, keyword: str, ptr: str, base: str, depth: int, types: frozenset) -> Term:
@@ -252,7 +261,7 @@ class _Recursion:
         """The JSON types a schema can possibly allow (an over-approximation)."""
         if node is False:
             return frozenset()
-        if not isinstance(node, dict) or hops > 20:
+        if not isinstance(node, dict) or hops > MAX_REF_HOPS:
             return _ALL_TYPES
         found = _ALL_TYPES
         if isinstance(node.get("type"), (str, list)):
@@ -293,7 +302,7 @@ class _Recursion:
 
     def _tags(self, branch: Any, base: str) -> dict[str, list[Any]]:
         """The required properties of a branch whose values are a const or an enum: name -> values."""
-        for _ in range(20):
+        for _ in range(MAX_REF_HOPS):
             if not isinstance(branch, dict) or "$ref" not in branch:
                 break
             try:
@@ -312,7 +321,7 @@ class _Recursion:
 
     def _finite_values(self, schema: Any, base: str) -> list[Any] | None:
         """The distinct values of an enum/const schema (through plain $refs), or None."""
-        for _ in range(20):
+        for _ in range(MAX_REF_HOPS):
             if not isinstance(schema, dict):
                 return None
             if "enum" in schema and isinstance(schema["enum"], list):
@@ -348,7 +357,6 @@ class _Recursion:
         for keyword in ("dependentSchemas", "dependencies"):
             if isinstance(rest.get(keyword), dict) and isinstance(rest[keyword].get(name), (dict, bool)):
                 rest[keyword] = {k: v for k, v in rest[keyword].items() if k != name}
-        self._keep.append(rest)
         others = self.term(rest, ptr, base, depth, types - {"object"})
         objects = frozenset({"object"})
         absent = self.merged_term([rest, {"properties": {name: False}}], ptr, base, depth, objects, own=2)
