@@ -95,6 +95,11 @@ def test_a_schema_that_contains_itself_is_a_schema_error_not_a_hang():
     with pytest.raises(SchemaError, match="max_schema_depth") as caught:
         compile_json_schema(schema)
     assert caught.value.pointer.startswith("/properties/self/properties/self")
+    values: list = []
+    values.append(values)
+    with pytest.raises(SchemaError, match="max_schema_depth") as caught:
+        compile_json_schema({"enum": values})
+    assert caught.value.pointer.startswith("/enum/0/0/0")
 
 
 AT_THE_LIMIT = [

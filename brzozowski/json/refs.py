@@ -65,8 +65,9 @@ class SchemaIndex:
         self.root_base = child_base(DEFAULT_BASE, root)
         self._resources: dict[str, tuple[Any, str]] = {self.root_base: (root, "")}
         self._anchors: dict[tuple[str, str], tuple[Any, str]] = {}
-        self._pointers: dict[int, tuple[Any, str]] = {}  # a subschema's id -> (it, its JSON pointer)
+        self._pointers: dict[int, tuple[Any, str]] = {}  # an object's id -> (it, its JSON pointer)
         self._walk(root)
+        self._point(root)
 
     def _walk(self, root: Any) -> None:
         """Record every resource and anchor, depth first in keyword order (the first one of a name
@@ -79,7 +80,6 @@ class SchemaIndex:
             if not isinstance(node, dict) or id(node) in walked:
                 continue
             walked.add(id(node))
-            self._pointers[id(node)] = (node, ptr)
             base = child_base(base, node)
             self._resources.setdefault(base, (node, ptr))
             for key in ("$anchor", "$dynamicAnchor"):
@@ -101,9 +101,26 @@ class SchemaIndex:
                     children += [(sub, pointer_append(where, name), base) for name, sub in node[key].items()]
             stack.extend(reversed(children))
 
+    def _point(self, root: Any) -> None:
+        """Record the pointer of every object in the document (subschemas, and the objects a
+        ``$ref`` may reach outside the keywords), depth first, without recursion; the first place
+        of an object that appears twice wins."""
+        stack: list[tuple[Any, str]] = [(root, "")]
+        while stack:
+            node, ptr = stack.pop()
+            if isinstance(node, dict):
+                if id(node) in self._pointers:
+                    continue
+                self._pointers[id(node)] = (node, ptr)
+                stack.extend(reversed([(v, pointer_append(ptr, k)) for k, v in node.items()
+                                       if isinstance(v, (dict, list))]))
+            elif isinstance(node, list):
+                stack.extend(reversed([(v, pointer_append(ptr, i)) for i, v in enumerate(node)
+                                       if isinstance(v, (dict, list))]))
+
     def pointer_of(self, node: Any) -> str | None:
-        """The JSON pointer of `node` if it is a subschema of this document (the first place it
-        appears), else None (a schema made while compiling, or a value elsewhere in the document)."""
+        """The JSON pointer of the object `node` in this document (the first place it appears), or
+        None for an object made while compiling."""
         found = self._pointers.get(id(node))
         return found[1] if found is not None and found[0] is node else None
 

@@ -62,8 +62,8 @@ def _compile(schema: Any, separators: tuple[str, str], any_whitespace: bool, clo
     if not isinstance(limits, Limits):
         raise ArgumentError(f"limits must be a brzozowski.budget.Limits, not {limits!r}")
     writer = _Writer(separators, any_whitespace)
+    check_schema_input(schema, limits, max_depth)  # first: the index below walks the whole document
     compiler = _Compiler(schema, writer, closed_objects, unknown_keywords, max_depth, unique_keys)
-    check_schema_input(schema, limits, max_depth)
     with within(limits.compile_seconds, "compile_seconds", where="(root)"):
         return _compile_checked(compiler, schema, max_depth, any_whitespace)
 

@@ -41,7 +41,8 @@ def _refuse(limit: str, value: int, found: int, what: str, ptr: str) -> InputLim
 
 def check_schema_input(schema: Any, limits: Limits, max_depth: int) -> None:
     """Raise where `schema` (compiled with ``max_depth``) breaks a limit of `limits` (see the module doc)."""
-    if limits.max_document_depth is not None and max_depth > limits.max_document_depth:
+    if (limits.max_document_depth is not None and isinstance(max_depth, int)  # (its type: `_Compiler`'s check)
+            and max_depth > limits.max_document_depth):
         raise _refuse("max_document_depth", limits.max_document_depth, max_depth,
                       "max_depth, the nesting of documents", "(root)")
     deepest = limits.max_schema_depth
