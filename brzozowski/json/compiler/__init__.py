@@ -37,17 +37,17 @@ Complements (``not``, overlapping ``oneOf``, ``if``/``then``/``else``, ``maxCont
 A term is narrower than its schema (key order, spellings, exponents), so ``~T`` could hold documents
 the schema allows. Complements are therefore taken only of *exact* terms, within a universe C:
 
-- C (`_Compiler.universe`): the JSON values in this writing, nesting at most ``max_depth``, whose
+- C (`exact._Exact.universe`): the JSON values in this writing, nesting at most ``max_depth``, whose
   numbers have no exponent and, with a fraction, a non-zero last digit and at most 15 digits (so no
   C text is an integer-valued float: ``5.0`` and ``5.0000000000000001`` are integers to
   ``jsonschema``); every string spelling; objects as "any JSON value" writes them. Where a complement
   is written, the values stay in C, and ``--explain`` says so at that pointer.
-- `_Compiler.complete` builds, for a subschema without object keywords, format, contains or
+- `exact._Exact.complete` builds, for a subschema without object keywords, format, contains or
   uniqueItems, a term T with C ∩ Valid(S) ⊆ T ⊆ Valid(S): enum/const strings in every spelling,
   numbers by their value (bounds by the rounding midpoint), arrays of such items, any object as
   its type alone. Then C ∖ T is exactly the documents of C that fail S. Anything else raises
   `_Inexact` with the pointer and keyword of the narrowing.
-- Objects are negated *structurally* (`_Compiler.negations`): failing ``{properties, required}``
+- Objects are negated *structurally* (`negation._Negation.negations`): failing ``{properties, required}``
   is a union of cases — a required name missing (``properties: {k: false}``), a present property
   failing its schema (``not`` of it, recursively), the other keywords' ``not`` — and each case is
   *merged* into the enclosing schema, so the result is one object in the merged property order
@@ -69,6 +69,16 @@ the schema allows. Complements are therefore taken only of *exact* terms, within
 ...                             "required": ["n"]}, separators=(", ", ": "))
 >>> lazy.matches(b'{"n": 3}'), lazy.matches(b'{"n":3}')
 (True, False)
+
+The parts (each a mixin of `driver._Compiler`, one pass over one schema): `inputs` (the size and
+depth limits, checked before any work), `recursion` (the memoized recursion, ``$ref``, ``allOf``
+merged, ``anyOf``, ``dependentSchemas``), `exact` (the universe C and exact terms), `negation`
+(``not``, overlapping ``oneOf``, ``if``/``then``/``else``), `leaves` (types, ``enum``/``const``,
+strings, numbers), `arrays`, `objects`, `writer` (punctuation and key spellings), `common`
+(keyword lists, helpers), `driver` (the limits, the deadline and the entry points). Memos know a
+subschema by its JSON pointer, or a schema made while compiling by where it is compiled and its
+content. Every compile runs under ``Limits.compile_seconds`` and checks it once per subschema, enum
+value and property, so a `TimeBudgetError` names the pointer being compiled.
 
 References: JSON Schema Core and Validation, draft 2020-12 (https://json-schema.org/draft/2020-12);
 RFC 8259 (JSON); RFC 6901 (JSON Pointer).

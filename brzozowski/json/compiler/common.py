@@ -66,7 +66,7 @@ _STANDARD_FORMATS = frozenset({
 
 _ISSUE_12 = "needs intersection or complement of languages (issue 12), not available yet"
 
-#: JSON's decimal digits, and the texts of the numbers of the universe C (see `_Compiler.universe`).
+#: JSON's decimal digits, and the texts of the numbers of the universe C (see `exact._Exact.universe`).
 _DIGIT_BITS = sum(1 << b for b in b"0123456789")
 
 _C_FRACTION_DIGITS = 15
@@ -79,12 +79,12 @@ _UNIVERSE_NOTE = ("complement taken within the universe C: numbers there have no
                   f"with a fraction have a non-zero last digit and at most {_C_FRACTION_DIGITS} digits "
                   "(also inside arrays); other values are written as elsewhere")
 
-#: The keywords whose complement `_Compiler.complete` can take exactly, beside the combinators.
+#: The keywords whose complement `exact._Exact.complete` can take exactly, beside the combinators.
 _EXACT_KEYWORDS = frozenset({"type", "enum", "const", "minLength", "maxLength", "pattern", "minimum",
                              "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "items",
                              "prefixItems", "additionalItems", "minItems", "maxItems", "then", "else"})
 
-#: How deep `_Compiler.negations` follows $ref, allOf, anyOf, oneOf and if in place.
+#: How deep `negation._Negation.negations` follows $ref, allOf, anyOf, oneOf and if in place.
 _MAX_NEGATION_HOPS = 40
 
 class _Inexact(Exception):
