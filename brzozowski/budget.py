@@ -46,12 +46,38 @@ class Limits:
     schema corpus (`benchmarks/record/`), so that a loaded machine does not refuse a real schema.
     """
 
-    compile_seconds: float | None = 1.0
+    compile_seconds: float | None = 5.0
     """Wall time for one compile (`compile_json_schema`, `regex_to_dfa`, a `TokenIndex`'s
     construction): a schema that needs longer is refused rather than holding a server."""
 
     mask_seconds: float | None = 0.5
     """Wall time for one mask or one advance: the states it explores and the trie walk it does."""
+
+    max_schema_depth: int | None = 64
+    """How deeply a schema document may nest (objects and arrays, ``const``/``enum`` values
+    included): the compiler, the merge and ``json.dumps`` recurse once per level, so a deeper schema
+    is refused with its pointer before Python's stack runs out."""
+
+    max_document_depth: int | None = 100
+    """The largest ``max_depth`` a schema compile accepts: the compiler and the derivatives recurse
+    once per level of a document's nesting."""
+
+    max_schema_bytes: int | None = 2_000_000
+    """The size of a schema's compact JSON text (UTF-8): work grows with it."""
+
+    max_properties: int | None = 2_000
+    """Properties listed by one object schema (``properties``, ``patternProperties``,
+    ``dependentSchemas``): each is a member of the object's term."""
+
+    max_enum_members: int | None = 10_000
+    """Values listed by one ``enum``: each is compiled and checked against the schema's other keywords."""
+
+    max_literal_length: int | None = 10_000
+    """Characters of one string written literally: a ``const``/``enum`` string (also inside an
+    array or object value) or a property name; each character is a term."""
+
+    max_contains_count: int | None = 1_000
+    """``minContains``/``maxContains``: the items they count are unrolled into one term per count."""
 
     def __post_init__(self) -> None:
         for name in ("compile_seconds", "mask_seconds"):
@@ -59,6 +85,14 @@ class Limits:
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                       or not value > 0):
                 raise ArgumentError(f"Limits.{name} must be a positive number of seconds or None, not {value!r}")
+        for name in _COUNTS:
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ArgumentError(f"Limits.{name} must be a positive integer or None, not {value!r}")
+
+
+_COUNTS = ("max_schema_depth", "max_document_depth", "max_schema_bytes", "max_properties",
+           "max_enum_members", "max_literal_length", "max_contains_count")
 
 
 DEFAULT_LIMITS = Limits()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from brzozowski.json import compiler as schema_compiler
+from brzozowski.json.compiler import recursion as schema_compiler  # the module that holds the cache
 from brzozowski.automata.dfa import regex_to_dfa
 from brzozowski.json.compiler import explain_json_schema, json_schema_term
 

@@ -139,7 +139,7 @@ def json_number_term(*, minimum: float | None = None, maximum: float | None = No
 MAX_NUMBER_LEAVES = 64
 """How many number and integer terms (with their notes) `json_number_term` and `json_integer_term`
 keep, by keywords: real schemas repeat a few (no bounds, ``minimum: 0``, ``exclusiveMinimum: 0``,
-which costs ~8 ms: a double's decimals reach 324 digits), built once per process instead of once
+whose decimals reach a double's 324 digits), built once per process instead of once
 per schema. Full, each new one evicts the oldest; each entry holds its terms only (a few hundred
 for most bounds; for bounded integers the atom of a table of a few states), not their derivatives:
 kept derivatives (`brzozowski.core.derivatives.keep_derivatives`) hold the automaton's loops strongly
@@ -154,8 +154,8 @@ benchmark corpus's numeric schemas) as leaves (`brzozowski.automata.leaves.share
 of the process: every `brzozowski.vocab.vocabulary.Vocabulary` prepares their states' exits
 (`brzozowski.json.leaf_masks.prepare_leaves`), so a mask inside a number reads them instead of walking
 the ~1,100 digit tokens. (Bounded integers are leaves too, each bound its own table
-(`_integer_leaf`), whose exits a mask step reads off the vocabulary's numerals in ~30-40 µs;
-bounded numbers with fractions stay terms.)"""
+(`_integer_leaf`), whose exits a mask step reads off the vocabulary's numerals; bounded numbers
+with fractions stay terms.)"""
 
 
 def _integer_leaf(keywords: dict[str, object]) -> Term | None:

@@ -43,6 +43,7 @@ import numpy as np
 
 from ..core.alphabet import DEAD
 from ..core.derivatives import derivative
+from ..budget import check_deadline
 from ..errors import SchemaError
 from ..automata.lazy import is_empty
 from ..core.terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, inter, literal, repeat, star
@@ -65,8 +66,8 @@ MAX_MULTIPLE_OF_SUFFIXES = 2000
 _MAX_SUFFIX_WIDTH = 12
 
 #: Any other divisor up to this one gets the remainder automaton as a term (state elimination). The
-#: term grows fast with the divisor: its whole automaton takes 0.25 s to build for 9, 1.6 s for 11,
-#: 3.3 s for 12 and 10 s for 13 (one run each on the shared 2-core machine).
+#: term grows fast with the divisor (state elimination over d remainders): beyond this one its
+#: automaton is too large to build within a compile.
 MAX_ELIMINATED_DIVISOR = 11
 
 _DIGIT = byte_set(sum(1 << b for b in b"0123456789"))
@@ -89,10 +90,12 @@ def _build(root: Hashable, expand: Callable[[Hashable], tuple[list[Term], list[t
 
     ``expand(key)`` gives the key's language as terms that need nothing (``done``) and pairs
     ``(head, subkey)`` meaning ``head`` followed by the subkey's language; each is built once.
+    Each key built is a unit of work of the current deadline (`brzozowski.budget.check_deadline`).
     """
     built: dict[Hashable, Term] = {}
     stack = [root]
     while stack:
+        check_deadline()
         key = stack[-1]
         if key in built:
             stack.pop()

@@ -24,16 +24,17 @@ from urllib.parse import unquote, urldefrag, urljoin
 
 from ..errors import SchemaError
 
-__all__ = ["DEFAULT_BASE", "SchemaIndex", "child_base", "pointer_append"]
+__all__ = ["DEFAULT_BASE", "SCHEMA_LIST_KEYWORDS", "SCHEMA_MAP_KEYWORDS", "SCHEMA_ONE_KEYWORDS", "SchemaIndex",
+           "child_base", "pointer_append"]
 
 #: The base URI of a document without a top-level ``$id``: a name no remote reference can match.
 DEFAULT_BASE = "urn:brzozowski:schema"
 
 #: Keywords whose value is one subschema, a list of subschemas, or a map of name -> subschema.
-_ONE = ("additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then",
+SCHEMA_ONE_KEYWORDS = ("additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then",
         "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items")
-_LIST = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
-_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
+SCHEMA_LIST_KEYWORDS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
 
 
 def pointer_append(parent: str, token: str | int) -> str:
@@ -64,29 +65,64 @@ class SchemaIndex:
         self.root_base = child_base(DEFAULT_BASE, root)
         self._resources: dict[str, tuple[Any, str]] = {self.root_base: (root, "")}
         self._anchors: dict[tuple[str, str], tuple[Any, str]] = {}
-        self._walk(root, "", self.root_base, 0)
+        self._pointers: dict[int, tuple[Any, str]] = {}  # an object's id -> (it, its JSON pointer)
+        self._walk(root)
+        self._point(root)
 
-    def _walk(self, node: Any, ptr: str, base: str, depth: int) -> None:
-        if not isinstance(node, dict) or depth > 200:
-            return
-        base = child_base(base, node)
-        self._resources.setdefault(base, (node, ptr))
-        for key in ("$anchor", "$dynamicAnchor"):
-            if isinstance(node.get(key), str):
-                self._anchors.setdefault((base, node[key]), (node, ptr))
-        if isinstance(node.get("$id"), str) and node["$id"].startswith("#"):  # draft-6/7 anchors
-            self._anchors.setdefault((base, node["$id"][1:]), (node, ptr))
-        for key in _ONE:
-            if isinstance(node.get(key), dict):
-                self._walk(node[key], pointer_append(ptr, key), base, depth + 1)
-        for key in _LIST:
-            if isinstance(node.get(key), list):
-                for i, sub in enumerate(node[key]):
-                    self._walk(sub, pointer_append(pointer_append(ptr, key), i), base, depth + 1)
-        for key in _MAP:
-            if isinstance(node.get(key), dict):
-                for name, sub in node[key].items():
-                    self._walk(sub, pointer_append(pointer_append(ptr, key), name), base, depth + 1)
+    def _walk(self, root: Any) -> None:
+        """Record every resource and anchor, depth first in keyword order (the first one of a name
+        wins), with an explicit stack: a document's depth never reaches Python's stack. A node met
+        again (shared, or a document that contains itself) is not walked again."""
+        stack: list[tuple[Any, str, str]] = [(root, "", self.root_base)]
+        walked: set[int] = set()  # ids of nodes of `root`, which holds them alive meanwhile
+        while stack:
+            node, ptr, base = stack.pop()
+            if not isinstance(node, dict) or id(node) in walked:
+                continue
+            walked.add(id(node))
+            base = child_base(base, node)
+            self._resources.setdefault(base, (node, ptr))
+            for key in ("$anchor", "$dynamicAnchor"):
+                if isinstance(node.get(key), str):
+                    self._anchors.setdefault((base, node[key]), (node, ptr))
+            if isinstance(node.get("$id"), str) and node["$id"].startswith("#"):  # draft-6/7 anchors
+                self._anchors.setdefault((base, node["$id"][1:]), (node, ptr))
+            children: list[tuple[Any, str, str]] = []
+            for key in SCHEMA_ONE_KEYWORDS:
+                if isinstance(node.get(key), dict):
+                    children.append((node[key], pointer_append(ptr, key), base))
+            for key in SCHEMA_LIST_KEYWORDS:
+                if isinstance(node.get(key), list):
+                    where = pointer_append(ptr, key)
+                    children += [(sub, pointer_append(where, i), base) for i, sub in enumerate(node[key])]
+            for key in SCHEMA_MAP_KEYWORDS:
+                if isinstance(node.get(key), dict):
+                    where = pointer_append(ptr, key)
+                    children += [(sub, pointer_append(where, name), base) for name, sub in node[key].items()]
+            stack.extend(reversed(children))
+
+    def _point(self, root: Any) -> None:
+        """Record the pointer of every object in the document (subschemas, and the objects a
+        ``$ref`` may reach outside the keywords), depth first, without recursion; the first place
+        of an object that appears twice wins."""
+        stack: list[tuple[Any, str]] = [(root, "")]
+        while stack:
+            node, ptr = stack.pop()
+            if isinstance(node, dict):
+                if id(node) in self._pointers:
+                    continue
+                self._pointers[id(node)] = (node, ptr)
+                stack.extend(reversed([(v, pointer_append(ptr, k)) for k, v in node.items()
+                                       if isinstance(v, (dict, list))]))
+            elif isinstance(node, list):
+                stack.extend(reversed([(v, pointer_append(ptr, i)) for i, v in enumerate(node)
+                                       if isinstance(v, (dict, list))]))
+
+    def pointer_of(self, node: Any) -> str | None:
+        """The JSON pointer of the object `node` in this document (the first place it appears), or
+        None for an object made while compiling."""
+        found = self._pointers.get(id(node))
+        return found[1] if found is not None and found[0] is node else None
 
     def resolve(self, ref: Any, base: str, where: str = "") -> tuple[Any, str, str]:
         """The node `ref` names, its JSON pointer, and the base URI that holds inside it.
