@@ -2,8 +2,8 @@
 
 A format's strings (`brzozowski.json.formats`: every spelling of every character, raw or escaped)
 are the same language in every process. Explored from its term a hostname's automaton has 8,446
-states, an e-mail address's 8,464, and a state costs ~20 derivatives of a large term the first time
-any schema reaches it: 10-25 ms on the first masks inside a hostname. The minimized tables of
+states, an e-mail address's 8,464, and a state costs some twenty derivatives of a large term the
+first time any schema reaches it, so a first mask inside a format would pay for them. The minimized tables of
 every format (`regex_to_dfa` of the quoted term: start 0, DEAD -1, the state after the closing
 quote accepting with every byte DEAD) ship as ``format_tables.npz`` (columns per byte class,
 ~100 kB compressed), so a process reads a format's states from a table from its first mask on
@@ -44,7 +44,7 @@ def format_term(name: str) -> Term:
 
 
 def build_format_dfa(name: str) -> DFA:
-    """The canonical DFA of `format_term` (explored and minimized: 0.5 s for a hostname)."""
+    """The canonical DFA of `format_term`, explored and minimized (what the shipped tables hold)."""
     return regex_to_dfa(format_term(name))
 
 
@@ -82,7 +82,7 @@ class FormatTable:
 
 @lru_cache(maxsize=None)
 def format_dfa(name: str) -> FormatTable | None:
-    """The shipped canonical DFA of format `name` (read on first use, ~1 ms), or None if the
+    """The shipped canonical DFA of format `name` (read on first use, then kept), or None if the
     package ships none for it."""
     try:
         with np.load(FORMAT_TABLES) as tables:
