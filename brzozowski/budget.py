@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from .errors import ArgumentError, TimeBudgetError
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "check_deadline", "within"]
+__all__ = ["DEFAULT_LIMITS", "Limits", "check_deadline", "outside_deadline", "within"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,14 @@ class Limits:
     mask_seconds: float | None = 0.5
     """Wall time for one mask or one advance: the states it explores and the trie walk it does."""
 
+    max_token_bytes: int | None = 1 << 16
+    """The longest token a vocabulary may hold: real tokenizers' longest are a few hundred bytes (runs
+    of spaces or dashes), and a mask's walk does one level per byte of the longest token."""
+
     def __post_init__(self) -> None:
+        value = self.max_token_bytes
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ArgumentError(f"Limits.max_token_bytes must be a positive int or None, not {value!r}")
         for name in ("compile_seconds", "mask_seconds"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
@@ -92,6 +99,24 @@ def within(seconds: float | None, limit: str, where: str = "") -> Iterator[None]
         yield
     finally:
         _CURRENT.reset(token)
+
+
+@contextmanager
+def outside_deadline() -> Iterator[None]:
+    """Run the ``with`` block under no deadline, and give the time it took back to the deadline in
+    force: for one-time work a call happens to trigger (a vocabulary's tables built on first use),
+    which no single step should be charged with."""
+    deadline = _CURRENT.get()
+    if deadline is None:
+        yield
+        return
+    began = time.monotonic()
+    token = _CURRENT.set(None)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+        deadline.end += time.monotonic() - began
 
 
 def check_deadline(where: str = "") -> None:

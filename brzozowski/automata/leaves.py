@@ -8,7 +8,7 @@ numbers its states anew (a hostname's first mask created ~240 states, 15 ms). A 
 it once: an atom of the term algebra (`brzozowski.core.terms.leaf`) that stands for a state of one
 process-wide `LeafAutomaton`; the derivative of the atom of state q by byte b is the atom of
 δ(q, b), read off the automaton's transitions, which every schema shares. A plain format's
-automaton is its canonical DFA, shipped with the package (`format_leaf`,
+automaton is its canonical DFA, shipped with the package (`brzozowski.json.format_tables.format_leaf`,
 `brzozowski.json.format_tables`: no derivative is ever taken inside it); a format under a length
 bound or a pattern is a lazy DFA over the intersection of those with the plain format's atom
 (`shared_leaf`: the format's own term is never built); so are the integers and the numbers
@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from typing import TYPE_CHECKING
 
 import cachetools
 import numpy as np
@@ -53,11 +54,13 @@ import numpy as np
 from ..core.alphabet import DEAD, partition_of
 from .codes import ClassTable, TransitionTable
 from ..core.derivatives import alphabet_classes, derivative_classes
-from ..json.format_tables import FormatTable, format_dfa
 from .lazy import LazyDFA
 from ..core.terms import EMPTY, EPSILON, K_LEAF, Term, leaf
 
-__all__ = ["LEAF_CACHE", "LeafAutomaton", "format_leaf", "shared_leaf", "table_leaf"]
+if TYPE_CHECKING:  # (a format's shipped table: any class-compressed DFA with that interface)
+    from ..json.format_tables import FormatTable
+
+__all__ = ["LEAF_CACHE", "LeafAutomaton", "shared_leaf", "table_leaf"]
 
 LEAF_CACHE = 256
 """How many lazy leaf automata the process keeps (one per distinct term: a format under a length
@@ -223,17 +226,3 @@ def table_leaf(table: FormatTable, name: str) -> Term:
     and keeps the atom of for as long as it shares it (an integer range's, `brzozowski.json.leaf_terms`);
     `name` prints in its atoms."""
     return LeafAutomaton(table=table, name=name).atom(table.start)
-
-
-_FORMATS: dict[str, LeafAutomaton | None] = {}
-
-
-def format_leaf(name: str) -> Term | None:
-    """The atom of the start state of format `name`'s shipped canonical DFA
-    (`brzozowski.json.format_tables`), one automaton per process; None if none is shipped."""
-    with _LOCK:
-        automaton = _FORMATS.get(name, _FORMATS)
-        if automaton is _FORMATS:
-            table = format_dfa(name)
-            automaton = _FORMATS[name] = None if table is None else LeafAutomaton(table=table, name=name)
-    return None if automaton is None else automaton.atom(automaton.dfa.start)

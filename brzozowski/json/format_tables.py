@@ -18,16 +18,18 @@ brzozowski.json.format_tables``.
 from __future__ import annotations
 
 import sys
+import threading
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from ..automata.dfa import DFA, regex_to_dfa
+from ..automata.leaves import LeafAutomaton
 from .formats import FORMAT_PATTERNS, parse_format
 from ..core.terms import Term, byte, concat
 
-__all__ = ["FORMAT_TABLES", "FormatTable", "build_format_dfa", "format_dfa", "format_term",
+__all__ = ["FORMAT_TABLES", "FormatTable", "build_format_dfa", "format_dfa", "format_leaf", "format_term",
            "write_format_tables"]
 
 FORMAT_TABLES = Path(__file__).with_name("format_tables.npz")
@@ -108,6 +110,21 @@ def write_format_tables(path: Path = FORMAT_TABLES) -> None:
         _, fewest, most = parse_format(name)
         arrays[f"{name}:lengths"] = np.array([fewest, -1 if most is None else most], dtype=np.int32)
     np.savez_compressed(path, **arrays)
+
+
+_FORMATS: dict[str, LeafAutomaton | None] = {}
+_FORMATS_LOCK = threading.Lock()
+
+
+def format_leaf(name: str) -> Term | None:
+    """The atom of the start state of format `name`'s shipped canonical DFA (`format_dfa`), one
+    `brzozowski.automata.leaves.LeafAutomaton` per process; None if none is shipped."""
+    with _FORMATS_LOCK:
+        automaton = _FORMATS.get(name, _FORMATS)
+        if automaton is _FORMATS:
+            table = format_dfa(name)
+            automaton = _FORMATS[name] = None if table is None else LeafAutomaton(table=table, name=name)
+    return None if automaton is None else automaton.atom(automaton.dfa.start)
 
 
 if __name__ == "__main__":  # python -m brzozowski.json.format_tables [path]

@@ -49,33 +49,21 @@ import numpy as np
 from ..core.alphabet import DEAD
 from ..automata.codes import ClassTable, TransitionTable
 from ..automata.dfa import explore
-from .format_tables import FormatTable, format_dfa
-from .formats import FORMAT_PATTERNS
-from ..automata.leaves import format_leaf
-from .string_masks import (StringTables, codes_from, kept_in_cache, kept_on, packed_ids, quote_suffixes,
-                           tables_from_codes)
+from ..masks.tokenset import packed_ids
+from ..masks.tuning import DEFAULT_TUNING, Tuning
 from ..vocab.vocabulary import TokenTrie, merged_classes, token_trie
+from .format_tables import FormatTable, format_dfa, format_leaf
+from .formats import FORMAT_PATTERNS
+from .string_masks import StringTables, codes_from, kept_in_cache, kept_on, quote_suffixes, tables_from_codes
 
 if TYPE_CHECKING:
     from ..automata.leaves import LeafAutomaton
     from ..vocab.vocabulary import VocabTrie
 
 __all__ = [
-    "FORMAT_TRIE_LIVE_BYTES", "LEAF_TABLE_BYTES", "NARROW_FORMATS", "NUMERAL_BITS", "PREPARED_DEPTH",
-    "PREPARED_FORMATS", "WIDE_LEAF_BYTES", "FormatTrie", "LeafExits", "Numerals", "format_trie", "leaf_exits",
+    "NARROW_FORMATS", "NUMERAL_BITS", "PREPARED_FORMATS", "FormatTrie", "LeafExits", "Numerals", "format_trie", "leaf_exits",
     "leaf_inside_bits", "leaf_tables", "numeral_leaf", "numerals", "prepare_leaves",
 ]
-
-LEAF_TABLE_BYTES = 32 * 1024 * 1024
-"""How much memory a vocabulary's cache of leaf tables may hold: a wide state's tables
-(`leaf_tables`, ~0.25 MB over o200k_base), a narrow state's exits (`leaf_exits`, a few kB), a
-format's labels over the byte trie (0.4 MB) or its class trie (a few kB); least recently used
-first out."""
-
-WIDE_LEAF_BYTES = 32
-"""`leaf_tables` serves leaf states that at least this many first bytes continue (a URI's, a
-hostname's, an e-mail address's characters); a narrower one (a date's digits) has few tokens,
-which `leaf_exits` lists."""
 
 PREPARED_FORMATS = ("email", "hostname", "uri", "uri-reference")
 """The formats whose class trie (`format_trie`) a `brzozowski.vocab.vocabulary.Vocabulary` builds
@@ -86,29 +74,9 @@ NARROW_FORMATS = ("date", "date-time", "duration", "ipv4", "ipv6", "time", "uuid
 """The formats without a wide state, which share one class trie prepared with the vocabulary
 (their exits walk it: a UUID's hex digits are one class there, a few nodes a level)."""
 
-PREPARED_DEPTH = 2
-"""A format's states within this many bytes of its start (the opening quote included) get their
-tables with the vocabulary (`prepare_leaves`)."""
-
-PREPARED_NARROW_STATES = 400
-"""A format of `NARROW_FORMATS` with at most this many states gets the exits of every state with
-a vocabulary of at least `PREPARED_NARROW_TOKENS` tokens (`prepare_leaves`): a date's, a
-date-time's, a UUID's... (1,084 states of six formats, ~0.15 s and ~2 MB over o200k_base; met on
-first use, each state cost a mask step ~0.5 ms, and a document walks through one per byte). An
-IPv6 address's 908 states get those within `PREPARED_DEPTH`."""
-
-PREPARED_NARROW_TOKENS = 10_000
-"""The vocabularies that get every narrow format state's exits (`PREPARED_NARROW_STATES`): a
-tokenizer's, built once per process. A small one (tests, a hand-made vocabulary: often many of
-them) would pay ~0.15 s each for exits it builds on first use in a fraction of a millisecond."""
-
-FORMAT_TRIE_LIVE_BYTES = 128
-"""`format_trie` serves formats that fewer bytes than this lead somewhere in (``regex``'s lead
-nearly everywhere: its class trie would be most of the byte trie)."""
-
 def _cached(trie: VocabTrie, key: tuple, build):
     """``build()`` kept in the vocabulary's bounded cache of leaf tables under `key`."""
-    return kept_in_cache(trie, "leaf-tables", LEAF_TABLE_BYTES, key, build, _nbytes)
+    return kept_in_cache(trie, "leaf-tables", DEFAULT_TUNING.leaf_table_bytes, key, build, _nbytes)
 
 
 def _nbytes(value: object) -> int:
@@ -189,7 +157,7 @@ def _partition(automaton: LeafAutomaton) -> tuple[tuple, np.ndarray, np.ndarray]
     live_bytes = np.zeros(256, dtype=bool)
     for table in tables:
         live_bytes |= (table.columns != DEAD).any(axis=0)[table.classes]
-    if np.count_nonzero(live_bytes) >= FORMAT_TRIE_LIVE_BYTES:
+    if np.count_nonzero(live_bytes) >= DEFAULT_TUNING.format_trie_live_bytes:
         return None
     signatures = [(b == 0x22, *(int(table.classes[b]) for table in tables)) for b in range(256)]
     numbers: dict[tuple, int] = {}
@@ -217,7 +185,7 @@ def _prepare_format_trie(trie: VocabTrie, automaton: LeafAutomaton) -> None:
     kept_on(trie, key, build)
 
 
-def prepare_leaves(trie: VocabTrie) -> None:
+def prepare_leaves(trie: VocabTrie, tuning: Tuning = DEFAULT_TUNING) -> None:
     """Build the `format_trie` of every format of `PREPARED_FORMATS` and the one `NARROW_FORMATS`
     share, and for every shipped format the tables of its states within `PREPARED_DEPTH` bytes of
     its start (the states every string of the format begins in: 0.5-1.5 ms each on first use
@@ -235,8 +203,8 @@ def prepare_leaves(trie: VocabTrie) -> None:
         prepared = name in PREPARED_FORMATS or name in NARROW_FORMATS
         if prepared:
             _prepare_format_trie(trie, automaton)
-        every = (name in NARROW_FORMATS and automaton.dfa.n_states <= PREPARED_NARROW_STATES
-                 and trie.vocab_size >= PREPARED_NARROW_TOKENS)
+        every = (name in NARROW_FORMATS and automaton.dfa.n_states <= tuning.prepared_narrow_states
+                 and trie.vocab_size >= tuning.prepared_narrow_tokens)
         states = [(q, False) for q in range(automaton.dfa.n_states)] if every else _first_states(automaton.dfa)
         for q, wide in states:
             if not wide:
@@ -256,14 +224,14 @@ def _first_states(table: FormatTable) -> list[tuple[int, bool]]:
     first bytes are at least `WIDE_LEAF_BYTES` (the states `leaf_tables` serves)."""
     firsts = (table.columns != DEAD)[:, table.classes].sum(axis=1)
     level, seen, found = [table.start], {table.start}, []
-    for _ in range(PREPARED_DEPTH):
+    for _ in range(DEFAULT_TUNING.prepared_depth):
         below = []
         for state in level:
             for target in table.columns[state].tolist():
                 if target != DEAD and target not in seen:
                     seen.add(target)
                     below.append(target)
-        found += [(state, bool(firsts[state] >= WIDE_LEAF_BYTES)) for state in below]
+        found += [(state, bool(firsts[state] >= DEFAULT_TUNING.wide_leaf_bytes)) for state in below]
         level = below
     return found
 
