@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import TYPE_CHECKING
 
 import cachetools
 import numpy as np
@@ -54,13 +53,11 @@ import numpy as np
 from ..core.alphabet import DEAD, partition_of
 from .codes import ClassTable, TransitionTable
 from ..core.derivatives import alphabet_classes, derivative_classes
+from .dfa import DFA
 from .lazy import LazyDFA
 from ..core.terms import EMPTY, EPSILON, K_LEAF, Term, leaf
 
-if TYPE_CHECKING:  # (a format's shipped table: any class-compressed DFA with that interface)
-    from ..json.format_tables import FormatTable
-
-__all__ = ["LEAF_CACHE", "LeafAutomaton", "shared_leaf", "table_leaf"]
+__all__ = ["LEAF_CACHE", "FormatTable", "LeafAutomaton", "shared_leaf", "table_leaf"]
 
 LEAF_CACHE = 256
 """How many lazy leaf automata the process keeps (one per distinct term: a format under a length
@@ -69,10 +66,43 @@ bound or a pattern; a plain format's shipped table is kept apart, one per format
 _IDS = itertools.count()
 
 
+class FormatTable:
+    """A DFA stored by byte class (a format's shipped canonical DFA, `brzozowski.json.format_tables`,
+    an integer range's): each byte's class, the transitions per class (DEAD = -1) and the accepting
+    states; start 0. What `LeafAutomaton` reads (a row of 256 transitions on demand: no table of
+    every state is built)."""
+
+    start = 0
+
+    def __init__(self, classes: np.ndarray, columns: np.ndarray, accept: np.ndarray,
+                 lengths: tuple[int, int | None] = (0, None)) -> None:
+        self.classes, self.columns, self.accept = classes, columns, accept
+        self.fewest, self.most = lengths
+        """The fewest and most characters of the format's strings (most None: no limit), as
+        a format's definition gives them."""
+        self.n_states = len(accept)
+        for array in (classes, columns, accept):
+            array.setflags(write=False)
+
+    def row(self, state: int) -> np.ndarray:
+        """The 256 transitions of `state` (int32, DEAD = -1)."""
+        return self.columns[state].take(self.classes).astype(np.int32)
+
+    def next_state(self, state: int, b: int) -> int:
+        return int(self.columns[state, self.classes[b]])
+
+    def is_accepting(self, state: int) -> bool:
+        return bool(self.accept[state])
+
+    def to_dfa(self) -> DFA:
+        """The whole table as a `brzozowski.automata.dfa.DFA` (256 columns per state)."""
+        return DFA(self.accept, self.columns.astype(np.int32)[:, self.classes])
+
+
 class LeafAutomaton:
     """A DFA shared by the whole process whose states are handed out as atoms of the term algebra
     (see the module docstring): a lazy DFA over a term, or a format's shipped canonical DFA
-    (`brzozowski.json.format_tables.FormatTable`; `name` then says which, for printing).
+    (`FormatTable`: a format's, `brzozowski.json.format_tables`; `name` then says which, for printing).
     `live_bytes`: over a table, the bytes that lead somewhere from some state; None over a term."""
 
     def __init__(self, term: Term | None = None, table: FormatTable | None = None, name: str = "") -> None:

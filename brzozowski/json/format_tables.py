@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..automata.dfa import DFA, regex_to_dfa
-from ..automata.leaves import LeafAutomaton
+from ..automata.leaves import FormatTable, LeafAutomaton
 from .formats import FORMAT_PATTERNS, parse_format
 from ..core.terms import Term, byte, concat
 
@@ -48,38 +48,6 @@ def format_term(name: str) -> Term:
 def build_format_dfa(name: str) -> DFA:
     """The canonical DFA of `format_term` (explored and minimized: 0.5 s for a hostname)."""
     return regex_to_dfa(format_term(name))
-
-
-class FormatTable:
-    """A format's shipped canonical DFA as it is stored: each byte's class, the transitions per
-    class (DEAD = -1) and the accepting states; start 0. What `brzozowski.automata.leaves.LeafAutomaton`
-    reads (a row of 256 transitions on demand: no table of every state is built)."""
-
-    start = 0
-
-    def __init__(self, classes: np.ndarray, columns: np.ndarray, accept: np.ndarray,
-                 lengths: tuple[int, int | None] = (0, None)) -> None:
-        self.classes, self.columns, self.accept = classes, columns, accept
-        self.fewest, self.most = lengths
-        """The fewest and most characters of the format's strings (most None: no limit), as
-        `brzozowski.json.formats.parse_format` gives them."""
-        self.n_states = len(accept)
-        for array in (classes, columns, accept):
-            array.setflags(write=False)
-
-    def row(self, state: int) -> np.ndarray:
-        """The 256 transitions of `state` (int32, DEAD = -1)."""
-        return self.columns[state].take(self.classes).astype(np.int32)
-
-    def next_state(self, state: int, b: int) -> int:
-        return int(self.columns[state, self.classes[b]])
-
-    def is_accepting(self, state: int) -> bool:
-        return bool(self.accept[state])
-
-    def to_dfa(self) -> DFA:
-        """The whole table as a `brzozowski.automata.dfa.DFA` (256 columns per state)."""
-        return DFA(self.accept, self.columns.astype(np.int32)[:, self.classes])
 
 
 @lru_cache(maxsize=None)
