@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brzozowski import DEAD, LazyDFA, compile_json_schema, regex_to_dfa
-from brzozowski.errors import MaskError, StateError, TokenError, VocabularyError
+from brzozowski.errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
 from brzozowski.json.masks.words import plain_words as _plain_words
 from brzozowski.masks.index import TokenIndex
 from brzozowski.masks.tuning import Tuning
@@ -1718,3 +1718,86 @@ def test_the_tokens_over_a_character_bound_are_read_off_the_tokens_ordered_by_co
     assert string_masks.over_bound(trie, body, 1, few=2) is None  # five tokens begin two characters or more
     assert string_masks.over_bound(trie, body, 5, few=2).tolist() == [vocab.index(b"abcdefgh")]
     assert string_masks.over_bound(trie, escaped, 0, few=2) is None
+
+
+# -- limits: a mask step's deadline, the longest token ---------------------------------------------
+
+def test_a_mask_past_its_deadline_is_refused_naming_the_limit_and_state_and_nothing_is_cached():
+    """Each mask computation runs under ``Limits.mask_seconds`` and the walk checks it once per
+    level: a deadline that has passed by the first level refuses the mask (`TimeBudgetError`
+    naming the limit and the state), caches nothing, and the same state is answered by an index
+    without the limit, as defined."""
+    from brzozowski.budget import Limits
+    from brzozowski.errors import TimeBudgetError
+
+    dfa = regex_to_dfa(HAND)
+    hurried = TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS, limits=Limits(mask_seconds=1e-9))
+    hurried.set_strategy(strings=False)
+    for ask in (hurried.mask, hurried.bitmask):
+        with pytest.raises(TimeBudgetError, match=r"mask_seconds .* at state 0"):
+            ask(0)
+    assert hurried.cache_info()["entries"] == 0 and hurried.walks == 0
+    patient = TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS, limits=Limits(mask_seconds=None))
+    assert np.array_equal(patient.mask(0), brute_force_mask(dfa, 0, HAND_VOCAB, HAND_EOS))
+
+
+def test_one_time_table_building_does_not_count_against_a_steps_deadline():
+    """A vocabulary's table built on first use inside a step (`VocabTrie.kept`) runs outside the
+    step's deadline, and the time it took is given back: a step that waited for it is not refused."""
+    import time
+
+    from brzozowski.budget import check_deadline, within
+    from brzozowski.errors import TimeBudgetError
+
+    trie = Vocabulary([b"a", b"b"]).trie
+    with within(0.05, "mask_seconds", where="a test"):
+        assert trie.kept(("a slow table", object()), lambda: time.sleep(0.1) or (1,)) == (1,)
+        check_deadline()  # (the 0.1 s were one-time work)
+    with pytest.raises(TimeBudgetError, match="mask_seconds"):
+        with within(0.05, "mask_seconds", where="a test"):
+            time.sleep(0.1)
+            check_deadline()
+
+
+def test_a_token_longer_than_the_limit_is_refused():
+    """``Limits.max_token_bytes`` bounds every token (a walk reads a level per byte of the longest):
+    `Vocabulary` and `TokenIndex` refuse a longer one with `InputLimitError` naming it; ``None``
+    lifts the limit; the default is far above any tokenizer's longest token."""
+    from brzozowski.budget import DEFAULT_LIMITS, Limits
+    from brzozowski.errors import ArgumentError, InputLimitError
+
+    long_token = b"x" * (DEFAULT_LIMITS.max_token_bytes + 1)
+    with pytest.raises(InputLimitError, match=r"token 1 is \d+ bytes long"):
+        Vocabulary([b"a", long_token])
+    with pytest.raises(InputLimitError, match="token 2 is 7 bytes long"):
+        TokenIndex(regex_to_dfa("a+"), [b"a", b"aa", b"a" * 7], limits=Limits(max_token_bytes=6))
+    lifted = Vocabulary([b"a", b"a" * 7], max_token_bytes=None)
+    with pytest.raises(InputLimitError, match="token 1 is 7 bytes long"):
+        TokenIndex(regex_to_dfa("a+"), lifted, limits=Limits(max_token_bytes=6))
+    index = TokenIndex(regex_to_dfa("a+"), lifted, limits=Limits(max_token_bytes=7))
+    assert index.mask(index.start).tolist() == [True, True]
+    with pytest.raises(ArgumentError, match="max_token_bytes"):
+        Limits(max_token_bytes=0)
+
+
+def test_an_index_takes_its_tuning_and_every_tuning_gives_the_same_masks():
+    """`TokenIndex(tuning=...)` decides how, never what: extreme tunings (everything in numpy at
+    once, everything in Python, no memo kept) give the definition's masks and bitmasks."""
+    from brzozowski.masks.tokenset import packed
+
+    lazy = compile_json_schema({"type": "object", "properties": {"a": {"type": "string", "maxLength": 3},
+                                                                 "b": {"type": "integer"}}})
+    vocab = [None, b'{"', b'a', b'":', b'":"', b'x', b'xy"', b'"}', b'1', b'12', b',"b":', b'}', b'"', b'b":1}']
+    tunings = [Tuning(python_frontier=0, python_work=0, dense_fraction=1, few_tokens=0, few_bits=0),
+               Tuning(python_frontier=10**6, python_work=10**9, few_tokens=10**6, few_bits=10**6,
+                      few_children=256, few_inner=10**6, few_pairs=0),
+               Tuning(index_memo_entries=1, recent_derivatives=1, next_state_memo=1, pack_fraction=10**6)]
+    states = _all_states(lazy)
+    for tuning in tunings:
+        index = TokenIndex(lazy, vocab, eos_id=0, tuning=tuning)
+        for state in states:
+            want = brute_force_mask(lazy, state, vocab, 0)
+            assert np.array_equal(index.mask(state), want), (tuning, state)
+            assert np.array_equal(index.bitmask(state), packed(want)), (tuning, state)
+    with pytest.raises(InputTypeError, match="Tuning"):
+        TokenIndex(lazy, vocab, eos_id=0, tuning={"few_tokens": 1})

@@ -1,7 +1,7 @@
 """Masks of states inside JSON strings: per-vocabulary tables and a verified recognition.
 
 Inside a JSON string almost the whole vocabulary is allowed, so a trie walk from such a state visits
-nearly every node (milliseconds over o200k_base). But the interior of a string is the same small
+nearly every node. But the interior of a string is the same small
 automaton S in every schema: the interior of `brzozowski.json.strict.STRING` (well-formed UTF-8, no raw
 control byte, complete escapes), 20 states (the body; a UTF-8 sequence or an escape pending), and a
 closing quote after which S stops. What a token does inside the string depends on the vocabulary and
@@ -42,7 +42,7 @@ or checked. With n(t) the characters S begins while reading t from r
                 or (S closes on t's prefix p, lo ≤ n(p) ≤ hi, and ``δ*(q, t[len(p):]) ≠ DEAD``).
 
 Exploring the automaton instead would create a state per (count, S-state) that a token reaches:
-~1,150 for ``maxLength: 200`` over o200k_base, 30-50 ms on one mask step.
+one per character count and S-state a token reaches, all on one mask step.
 
 **Plain keys.** The other keys of an open object beside listed names are plain ASCII without
 escapes (``[ !#-\\[\\]-~]*"``): `key_tables` are the same two tables for that one-state automaton,
@@ -121,7 +121,7 @@ class StringAutomaton:
 
 @lru_cache(maxsize=1)
 def string_automaton() -> StringAutomaton:
-    """The one `StringAutomaton` (built on first use, ~2 ms)."""
+    """The one `StringAutomaton` (built on first use)."""
     return StringAutomaton()
 
 
@@ -300,7 +300,7 @@ class StringTables(NamedTuple):
 
 
 def string_tables(trie: VocabTrie, r: int) -> StringTables:
-    """Per vocabulary and S-state r (built once, ~3 ms over o200k_base, kept on the trie): see
+    """Per vocabulary and S-state r (built once, kept on the trie): see
     `StringTables`."""
     s = string_automaton()
     return kept_on(trie, ("json-string", r), lambda: _build_tables(trie, s.trans, r, s.closed))
@@ -314,7 +314,7 @@ def over_bound(trie: VocabTrie, r: int, most: int,
     long as most tokens leaves out the few longer ones, no comparison over the vocabulary (a
     ``maxLength`` string's bound falls by one at every character, so each step inside it asks for
     a new one). From another state (inside an escape or a character, met once in a while) one
-    comparison over the vocabulary (~0.1 ms), not an order built for it (~2 ms)."""
+    comparison over the vocabulary, not an order built for it (which costs many comparisons)."""
     ordered = trie.tables.get(_count_order_key(r))
     if ordered is None:
         over = np.flatnonzero(count_tables(trie, r)[0] > most)
@@ -328,7 +328,7 @@ def over_bound(trie: VocabTrie, r: int, most: int,
 
 def count_order(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
     """The tokens ordered by how many characters they begin from S-state r, and those counts
-    (ascending; kept per vocabulary and r, ~2 ms to build over o200k_base)."""
+    (ascending; kept per vocabulary and r)."""
     return kept_on(trie, _count_order_key(r), lambda: _count_order(trie, r))
 
 
@@ -377,13 +377,12 @@ def kept_on(trie: VocabTrie, key: tuple, build: Callable[[], tuple]) -> tuple:
 
 def build_all_tables(trie: VocabTrie) -> None:
     """`string_tables` of every interior state of S and of the state before its opening quote
-    (~21 x 3 ms and ~5 MB over o200k_base), the `count_tables` of S's body, of that state and of
-    the state after a backslash (~3 x 4 ms, 1.2 MB; another begun character's are built when
-    first met), the tokens of S's body ordered by count (`count_order`, ~2 ms, 1.2 MB) and the
-    `key_tables` (~2 x 3 ms): a
+    , the `count_tables` of S's body, of that state and of the state after a backslash (another
+    begun character's are built when first met), the tokens of S's body ordered by count
+    (`count_order`) and the `key_tables`: a
     `brzozowski.vocab.vocabulary.Vocabulary` builds them with its trie, so no mask step waits for one; so
     is the process's pairing of begun characters with S's states (`recognize_counted` needs it
-    inside any multi-byte character, ~5 ms once)."""
+    inside any multi-byte character, once)."""
     s = string_automaton()
     for r in (*s.interior, s.opening):
         string_tables(trie, r)
@@ -404,7 +403,7 @@ def key_tables(trie: VocabTrie, opened: bool = True) -> StringTables:
     """`string_tables` for the inside of a plain key (``[ !#-\\[\\]-~]*"``, built once, kept on the
     trie): ``inside`` (the tokens of plain bytes only), the ``closing`` nodes (plain bytes, then
     the quote) and the tokens past them. `brzozowski.masks.index.TokenIndex` serves the states inside an
-    open object's key from them (see its ``_key_mask``). Not `opened`: the same with the key's
+    open object's key from them (`brzozowski.json.masks.keys`). Not `opened`: the same with the key's
     opening quote first (``"[ !#-\\[\\]-~]*"``), for the state before it."""
     def build() -> StringTables:
         key = np.full((3, 256), DEAD, dtype=np.int32)  # 0: before the opening quote; 1: in the key

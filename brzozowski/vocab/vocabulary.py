@@ -26,7 +26,7 @@ children, the tokens ending at it. A walk (`brzozowski.masks.index`) reads one l
 
 A pattern's byte classes (bytes that lead everywhere to the same states) merge tokens that agree
 class by class: `class_trie` is the trie of the tokens' *class strings*, derived from the byte trie
-(tens of milliseconds over o200k_base), shared per (vocabulary, byte partition) by
+(once per partition: it costs many walks), shared per (vocabulary, byte partition) by
 `shared_class_trie`. Its nodes carry the lowest byte of their class, so a walk runs unchanged on it.
 """
 
@@ -146,7 +146,7 @@ class TokenTrie:
     def python_view(self) -> tuple[bytes, memoryview, memoryview]:
         """``byte`` as a bytes object (``labels.find(b, lo, hi)`` finds a child by its byte), and
         ``child_lo``, ``child_count`` as memoryviews: what a walk in plain Python reads (built
-        once, ~1 ms; indexing a memoryview gives a Python int without numpy's scalar overhead)."""
+        once; indexing a memoryview gives a Python int without numpy's scalar overhead)."""
         view = self._python_view
         if view is None:
             view = self._python_view = (self.byte.astype(np.uint8).tobytes(),
@@ -244,15 +244,12 @@ class Vocabulary:
 
     `tokens`: token id -> bytes, or None for a token that is never allowed (a special token), or a
     prebuilt `VocabTrie`. `eos_id`: the end-of-sequence token (allowed exactly in accepting
-    states), or None. Building it builds the byte trie (~0.2 s over o200k_base, shared with every
-    other `Vocabulary` of the same tokens), the JSON-string tables (`brzozowski.json.string_masks`,
-    ~0.1 s), and the formats' class tries, the tables of their first states, the exits of every
-    state of the narrow formats (a date's, a UUID's) and of the plain numbers, and the tokens that
-    begin with a digit or a minus sign, which bounded integers read (`brzozowski.json.leaf_masks.
-    prepare_leaves`, ~0.4 s); all are kept on the trie (~50 MB in all
-    over o200k_base). Passing a `Vocabulary` to `brzozowski.masks.index.TokenIndex` then costs
-    microseconds per index; passing the token list makes every index look the trie up by the
-    tokens' contents (hashing every token: ~10-30 ms over o200k_base).
+    states), or None. `max_token_bytes`: the longest token allowed (`brzozowski.budget.Limits`;
+    `InputLimitError` past it). Building it builds the byte trie (shared with every other
+    `Vocabulary` of the same tokens), then runs every registered preparer once per trie
+    (`register_preparer`: the JSON tables, `brzozowski.json.masks`), all kept on the trie. Passing a
+    `Vocabulary` to `brzozowski.masks.index.TokenIndex` then costs no table building; passing the
+    token list makes every index look the trie up by the tokens' contents (hashing every token).
     """
 
     __slots__ = ("eos_id", "trie")
