@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from .errors import ArgumentError, TimeBudgetError
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "check_deadline", "within"]
+__all__ = ["DEFAULT_LIMITS", "Limits", "check_deadline", "outside_deadline", "within"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,10 @@ class Limits:
     max_contains_count: int | None = 1_000
     """``minContains``/``maxContains``: the items they count are unrolled into one term per count."""
 
+    max_token_bytes: int | None = 1 << 16
+    """The longest token a vocabulary may hold: real tokenizers' longest are a few hundred bytes (runs
+    of spaces or dashes), and a mask's walk does one level per byte of the longest token."""
+
     def __post_init__(self) -> None:
         for name in ("compile_seconds", "mask_seconds"):
             value = getattr(self, name)
@@ -92,7 +96,7 @@ class Limits:
 
 
 _COUNTS = ("max_schema_depth", "max_document_depth", "max_schema_bytes", "max_properties",
-           "max_enum_members", "max_literal_length", "max_contains_count")
+           "max_enum_members", "max_literal_length", "max_contains_count", "max_token_bytes")
 
 
 DEFAULT_LIMITS = Limits()
@@ -126,6 +130,24 @@ def within(seconds: float | None, limit: str, where: str = "") -> Iterator[None]
         yield
     finally:
         _CURRENT.reset(token)
+
+
+@contextmanager
+def outside_deadline() -> Iterator[None]:
+    """Run the ``with`` block under no deadline, and give the time it took back to the deadline in
+    force: for one-time work a call happens to trigger (a vocabulary's tables built on first use),
+    which no single step should be charged with."""
+    deadline = _CURRENT.get()
+    if deadline is None:
+        yield
+        return
+    began = time.monotonic()
+    token = _CURRENT.set(None)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+        deadline.end += time.monotonic() - began
 
 
 def check_deadline(where: str = "") -> None:

@@ -19,7 +19,10 @@ from brzozowski.json.formats import FORMAT_PATTERNS, parse_format
 from brzozowski.json.leaf_terms import json_integer_term, json_number_term, json_string_term
 from brzozowski.automata.lazy import LazyDFA
 from brzozowski.automata.leaves import LeafAutomaton, shared_leaf
+from brzozowski.json.masks.leaves import Options
 from brzozowski.masks.index import TokenIndex
+from brzozowski.masks.walk import Walker
+from brzozowski.masks.tuning import DEFAULT_TUNING, Tuning
 from brzozowski.json.leaf_masks import format_trie, leaf_tables
 from brzozowski.core.syntax import parse
 from brzozowski.core.terms import EMPTY, EPSILON, K_LEAF, concat, literal
@@ -269,12 +272,8 @@ def test_the_deep_levels_of_a_format_trie_read_in_python_give_the_codes_numpy_gi
         state = automaton.dfa.next_state(state, b)
     labels = automaton.dfa.classes.astype(np.uint8).take(classes.trie.byte)
     codes = string_masks.codes_from(classes.trie, table, state, labels)
-    levels = string_masks.PYTHON_TAIL_NODES
-    try:
-        string_masks.PYTHON_TAIL_NODES = -1
-        assert np.array_equal(codes, string_masks.codes_from(classes.trie, table, state, labels))
-    finally:
-        string_masks.PYTHON_TAIL_NODES = levels
+    numpy_only = Tuning(python_tail_nodes=-1)
+    assert np.array_equal(codes, string_masks.codes_from(classes.trie, table, state, labels, numpy_only))
 
 
 def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_formats():
@@ -286,16 +285,16 @@ def test_a_vocabulary_prepares_the_class_tries_and_first_tables_of_the_formats()
     plain integers and numbers: a first mask there reads them. A format not prepared gets no class
     trie later either (its wide states walk the byte trie)."""
     from brzozowski.json import leaf_masks
-    from brzozowski.json.leaf_masks import (NARROW_FORMATS, PREPARED_FORMATS, PREPARED_NARROW_STATES, _first_states,
-                                       _partition)
+    from brzozowski.json.leaf_masks import NARROW_FORMATS, PREPARED_FORMATS, _first_states, _partition
+
+    PREPARED_NARROW_STATES = DEFAULT_TUNING.prepared_narrow_states
 
     tokens = [b"a", b"b.", b"://", b'"', b'x"', b"@c", b"20", b"2024-"]
     small = Vocabulary(tokens + [b"b"]).trie.tables[("leaf-tables",)][0]
     date = json_string_term(format="date").table
     assert not all(("exits", date.id, q) in small for q in range(date.dfa.n_states))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(leaf_masks, "PREPARED_NARROW_TOKENS", len(tokens))
-        trie = Vocabulary(tokens).trie
+    trie = Vocabulary(tokens).trie
+    leaf_masks.prepare_leaves(trie, Tuning(prepared_narrow_tokens=len(tokens)))
     cache = trie.tables[("leaf-tables",)][0]
     keys = {_partition(json_string_term(format=name).table)[0] for name in PREPARED_FORMATS + NARROW_FORMATS}
     for name in FORMAT_PATTERNS:
@@ -446,7 +445,7 @@ UNION_TEXTS = [b'{"a":', b'{"a":2', b'{"b":', b'{"b":1', b'{"c":', b'{"a":null,"
 def test_a_value_that_may_be_an_integer_or_words_is_the_union_of_its_options_masks(vocab):
     """Before a value that ``anyOf`` or a list of types makes a bounded integer (a leaf) or words
     (null, an enum), or a string or an integer: the mask is the union of the options' masks, each
-    from its leaf's exits or read along its words (`TokenIndex._options_mask`), no walk; every
+    from its leaf's exits or read along its words (`brzozowski.json.masks.leaves.Options`), no walk; every
     mask of the walk's states is the definition, token by token."""
     vocab = [*vocab, b"n", b"null", b"nu", b'null}', b"true", b"tr", b'"x', b'"x"}', b"7}", b"-3", b"250", None]
     eos = len(vocab) - 1
@@ -454,10 +453,9 @@ def test_a_value_that_may_be_an_integer_or_words_is_the_union_of_its_options_mas
     index = TokenIndex(lazy, vocab, eos_id=eos)
     served, walked = [], []
     with pytest.MonkeyPatch.context() as patch:
-        options_mask, walk = TokenIndex._options_mask, TokenIndex._walk
-        patch.setattr(TokenIndex, "_options_mask",
-                      lambda self, *args: served.append(options_mask(self, *args)) or served[-1])
-        patch.setattr(TokenIndex, "_walk", lambda self, state, *args: walked.append(state) or walk(self, state, *args))
+        options_mask, walk = Options.union, Walker.walk
+        patch.setattr(Options, "union", lambda self, *args: served.append(options_mask(self, *args)) or served[-1])
+        patch.setattr(Walker, "walk", lambda self, state, *args: walked.append(state) or walk(self, state, *args))
         for text in UNION_TEXTS:
             state = lazy.step(lazy.start, text)
             before = len(walked)
@@ -472,10 +470,10 @@ def test_options_with_many_tokens_each_are_the_union_of_their_masks():
     tokens (every numeral up to three digits, signed or not), an option's mask is an array, not a
     list: an integer beside ``null`` (an array and a list), two integers of opposite signs (two
     arrays), a string or an integer (beside the quote's tables) are masked by
-    `TokenIndex._options_mask` as their union, the definition's token by token; asked for as
+    `brzozowski.json.masks.leaves.Options` as their union, the definition's token by token; asked for as
     bitmasks, the leaves' come as kept bitmasks (`leaf_inside_bits`) and the union is one, the
     definition's bit for bit."""
-    from brzozowski.masks.index import FEW_TOKENS
+    FEW_TOKENS = DEFAULT_TUNING.few_tokens
     from brzozowski.json.string_masks import packed
 
     numerals = [str(i).encode() for i in range(-999, 1000)]
@@ -490,18 +488,17 @@ def test_options_with_many_tokens_each_are_the_union_of_their_masks():
     lazy = compile_json_schema(schema)
     served = []
     with pytest.MonkeyPatch.context() as patch:
-        options_mask = TokenIndex._options_mask
-        patch.setattr(TokenIndex, "_options_mask",
-                      lambda self, *args: served.append(options_mask(self, *args)) or served[-1])
+        options_mask = Options.union
+        patch.setattr(Options, "union", lambda self, *args: served.append(options_mask(self, *args)) or served[-1])
         for text in (b'{"a":', b'{"b":', b'{"c":'):
             state = lazy.step(lazy.start, text)
             expected = brute_force_mask(lazy, state, vocab, eos)
             mask = TokenIndex(lazy, vocabulary).mask(state)
-            assert served and served[-1].__class__ is np.ndarray and served[-1].dtype == bool, text
+            assert served and served[-1].array is not None and served[-1].array.dtype == bool, text
             assert np.array_equal(mask, expected), text
             assert mask.sum() > 2 * FEW_TOKENS, text
             bits = TokenIndex(lazy, vocabulary).bitmask(state)
-            assert served[-1].__class__ is np.ndarray and served[-1].dtype != bool, text
+            assert served[-1].is_packed, text
             assert np.array_equal(bits, packed(expected)), text
 
 
@@ -511,7 +508,7 @@ def test_a_leaf_that_reads_many_tokens_whole_gives_its_bitmask_from_one_kept_per
     bitmask of those kept per vocabulary and leaf state (`leaf_inside_bits`), copied, with the
     tokens that leave the leaf set: the definition's, bit for bit, as the bool mask is; a second
     schema holding the same leaf reuses the kept bitmask."""
-    from brzozowski.masks.index import FEW_TOKENS
+    FEW_TOKENS = DEFAULT_TUNING.few_tokens
     from brzozowski.json.string_masks import packed
 
     numerals = [str(i).encode() for i in range(-999, 1000)]
@@ -541,13 +538,13 @@ def test_a_leaf_that_reads_many_tokens_whole_gives_its_bitmask_from_one_kept_per
 
 def test_options_not_all_leaves_or_words_are_walked_whole_with_no_option_read_first():
     """``(o₁|…|oₖ)·T`` where an option is neither a leaf nor a byte string (a star here): no
-    option's mask is read before the state is walked whole (`TokenIndex._options_mask` checks the
+    option's mask is read before the state is walked whole (`brzozowski.json.masks.leaves.Options` checks the
     options first); the masks are the definition."""
     vocab = [b"x", b"xx", b"ab", b"a", b"cd", b"c", b"e", b"xe", b"abe", b"d", None]
     lazy = LazyDFA("(x*|ab|cd)e")
     index = TokenIndex(lazy, vocab, eos_id=len(vocab) - 1)
     whole, read = lazy.term(lazy.start), []
-    literal, walk = TokenIndex._literal_tokens, TokenIndex._walk
+    literal, walk = Walker.literal_tokens, Walker.walk
 
     def literal_spy(self, term):
         if term is not whole:  # (the state's own term is tried as words, and is not: not an option's)
@@ -555,8 +552,8 @@ def test_options_not_all_leaves_or_words_are_walked_whole_with_no_option_read_fi
         return literal(self, term)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(TokenIndex, "_literal_tokens", literal_spy)
-        patch.setattr(TokenIndex, "_walk", lambda self, state, *args: read.append("walk") or walk(self, state, *args))
+        patch.setattr(Walker, "literal_tokens", literal_spy)
+        patch.setattr(Walker, "walk", lambda self, state, *args: read.append("walk") or walk(self, state, *args))
         assert np.array_equal(index.mask(lazy.start), brute_force_mask(lazy, lazy.start, vocab, len(vocab) - 1))
     assert read == ["walk"]
 

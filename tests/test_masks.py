@@ -25,8 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brzozowski import DEAD, LazyDFA, compile_json_schema, regex_to_dfa
-from brzozowski.errors import MaskError, StateError, TokenError, VocabularyError
-from brzozowski.masks.index import TokenIndex, _plain_words
+from brzozowski.errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
+from brzozowski.json.masks.words import plain_words as _plain_words
+from brzozowski.masks.index import TokenIndex
+from brzozowski.masks.tuning import Tuning
 from brzozowski.core.terms import EMPTY as EMPTY_TERM
 from brzozowski.vocab.vocabulary import VocabTrie, Vocabulary, class_trie, merged_classes, vocab_trie
 
@@ -435,19 +437,25 @@ def test_eviction_recomputes_the_same_masks():
 
 
 def test_the_mask_cache_evicts_the_least_recently_used_within_its_bytes():
-    from brzozowski.masks.index import _MaskCache
+    from brzozowski.masks.cache import BoundedCache
 
-    cache = _MaskCache(30)
+    cache = BoundedCache(30, lambda array: array.nbytes)
     arrays = {key: np.full(10, key, dtype=np.uint8) for key in range(5)}
     for key in (0, 1, 2):
-        cache[key] = arrays[key]
+        cache.put(key, arrays[key])
     assert cache.get(0) is arrays[0]  # 0 is now the most recently used: 1 goes first
-    cache[3] = arrays[3]
+    cache.put(3, arrays[3])
     assert cache.get(1) is None and [cache.get(k) is arrays[k] for k in (0, 2, 3)] == [True] * 3
-    cache[2] = np.zeros(20, dtype=np.uint8)  # a key stored again counts its new size only
+    cache.put(2, np.zeros(20, dtype=np.uint8))  # a key stored again counts its new size only
     assert (len(cache), cache.currsize) == (2, 30) and cache.get(0) is None
-    cache[4] = arrays[4]
+    cache.put(4, arrays[4])
     assert (len(cache), cache.currsize) == (2, 30) and cache.get(3) is None
+    cache.put(5, np.zeros(31, dtype=np.uint8))  # heavier than the whole budget: not kept, nothing evicted
+    assert 5 not in cache and (len(cache), cache.currsize) == (2, 30)
+    counted = BoundedCache(2)  # unweighted: at most two entries
+    for key in range(4):
+        counted.put(key, None if key == 1 else key)
+    assert (len(counted), counted.get(1, "gone"), counted.get(3)) == (2, "gone", 3)
 
 
 def test_vocab_trie_is_shared_and_reusable():
@@ -778,7 +786,7 @@ def test_bitmasks_of_states_served_by_tables_are_the_definition_packed(vocab, eo
 
 def _string_states(index, dfa) -> list[int]:
     """The states of `dfa` that `index` recognizes as inside a JSON string."""
-    return [s for s in range(dfa.n_states) if index._string_state(s) is not None]
+    return [s for s in range(dfa.n_states) if index.strategy("strings").string_state(s) is not None]
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -819,7 +827,7 @@ def test_string_states_over_o200k_match_brute_force():
     rows = dfa.trans.tolist()
     states = {dfa.step(body, text): text for text in texts}  # \xe2 and \xf0\x9f: one state
     for state, text in states.items():
-        assert index._string_state(state) is not None, text
+        assert index.strategy("strings").string_state(state) is not None, text
         mask = index.mask(state)
         for t, data in enumerate(vocab):
             if t == eos_id or not data:
@@ -827,7 +835,7 @@ def test_string_states_over_o200k_match_brute_force():
                 continue
             assert mask[t] == (walk_rows(rows, state, data) >= 0), (text, t, data)
     assert index.cache_info()["string_masks"] == len(states) == 6
-    assert index._string_state(dfa.start) is None
+    assert index.strategy("strings").string_state(dfa.start) is None
 
 
 def test_strings_with_other_languages_are_not_taken_for_json_strings():
@@ -875,9 +883,9 @@ def test_a_union_of_a_string_and_its_own_enum_is_recognized_state_by_state(vocab
     for state in states:
         assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, 0)), state
     body = lazy.step(lazy.start, b'["')
-    assert index._string_state(body) is not None
+    assert index.strategy("strings").string_state(body) is not None
     for text in (b'["a', b'["b', b'["b\xc3', b'["b\xc3\xa9'):
-        assert index._string_state(lazy.step(lazy.start, text)) is not None, text
+        assert index.strategy("strings").string_state(lazy.step(lazy.start, text)) is not None, text
     assert len(_string_states(index, lazy)) > 20  # more automaton states than S has
 
 
@@ -1008,11 +1016,13 @@ def test_a_quote_that_opens_a_string_is_served_from_the_tables(vocab):
     eos = len(vocab) - 1
     lazy = compile_json_schema(OPENING)
     dfa = regex_to_dfa(lazy.term(lazy.start))
+    from brzozowski.json.masks.strings import Opening
+
     served = []
-    opening = TokenIndex._opening_mask
+    opening = Opening.try_mask
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(TokenIndex, "_opening_mask",
-                      lambda self, state, bits=False: served.append(opening(self, state, bits)) or served[-1])
+        patch.setattr(Opening, "try_mask",
+                      lambda self, *args: served.append(opening(self, *args)) or served[-1])
         for automaton in (lazy, dfa):
             index = TokenIndex(automaton, vocab, eos_id=eos)
             for text in OPENING_TEXTS:
@@ -1046,7 +1056,7 @@ def test_a_long_bounded_string_over_o200k_creates_a_few_states_not_one_per_count
     for text in (b'{"a":"', b'{"a":"ab', b'{"a":"\xc3', b'{"a":"\\u00', b'{"a":"' + b"x" * 150,
                  b'{"a":"' + b"x" * 190):
         state = lazy.step(lazy.start, text)
-        assert fast._string_state(state) is not None, text
+        assert fast.strategy("strings").string_state(state) is not None, text
         assert np.array_equal(fast.mask(state), walked.mask(state)), text
     assert first.sum() > 190_000 and fast.string_masks == 6
 
@@ -1104,7 +1114,9 @@ def test_a_vocabulary_is_shared_and_gives_the_same_masks():
 def test_an_index_switches_to_the_class_trie_once_dense_walks_pay_for_it():
     """Permissive states make walks look at many nodes of the byte trie; after CLASS_TRIE_PAYOFF
     tries' worth of nodes the index walks the (smaller) class-string trie, with the same masks."""
-    from brzozowski.masks.index import CLASS_TRIE_PAYOFF
+    from brzozowski.masks.tuning import DEFAULT_TUNING
+
+    CLASS_TRIE_PAYOFF = DEFAULT_TUNING.class_trie_payoff
 
     letters = b"abcdefghijklmnopqrstuvwxyz0123456789-"
     vocab = [bytes([a]) for a in letters] + [bytes([a, b]) for a in letters for b in letters]
@@ -1277,8 +1289,10 @@ def test_key_states_read_off_their_terms_match_brute_force(names, required, voca
     and the key states were served from their terms (`TokenIndex._named_key_mask`)."""
     from brzozowski import compile_json_schema
 
+    from brzozowski.json.masks.keys import NamedKeys
+
     served = []
-    read_off = TokenIndex._named_key_mask
+    read_off = NamedKeys.try_mask
     schema = {"type": "object", "properties": {name: {"type": "integer"} for name in names},
               "required": [name for name, needed in zip(names, required) if needed],
               "additionalProperties": {"type": "integer"}}
@@ -1286,8 +1300,7 @@ def test_key_states_read_off_their_terms_match_brute_force(names, required, voca
     vocab = [None, *vocab]
     index = TokenIndex(lazy, vocab, eos_id=0)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(TokenIndex, "_named_key_mask",
-                      lambda self, state, bits=False: served.append(read_off(self, state, bits)) or served[-1])
+        patch.setattr(NamedKeys, "try_mask", lambda self, *args: served.append(read_off(self, *args)) or served[-1])
         for state in _all_states(lazy):
             assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, 0)), state
     assert any(mask is not None for mask in served)
@@ -1306,16 +1319,17 @@ def test_states_of_listed_words_are_read_along_their_paths_as_defined(names, val
     in the trie (`TokenIndex._literal_mask`), no derivative of their union taken."""
     from brzozowski import compile_json_schema
 
+    from brzozowski.json.masks.words import Literals
+
     served = []
-    read_along = TokenIndex._literal_mask
+    read_along = Literals.try_mask
     schema = {"type": "object", "properties": {name: {"enum": values} for name in names},
               "additionalProperties": False}
     words = {"type": "array", "items": {"anyOf": [{"enum": names + values},  # then what follows them all
                                                   {"type": "string", "pattern": "^b[0-9]$"}]}}
     vocab = [None, *vocab, b'"a', b'":"', b'","', b'"]', b'"b"]', b'"b1"]', b'1"]', b'1",']
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(TokenIndex, "_literal_mask",
-                      lambda self, state: served.append(read_along(self, state)) or served[-1])
+        patch.setattr(Literals, "try_mask", lambda self, *args: served.append(read_along(self, *args)) or served[-1])
         for lazy in (compile_json_schema(schema, max_depth=2), compile_json_schema(words, max_depth=2)):
             index = TokenIndex(lazy, vocab, eos_id=0)
             for state in _all_states(lazy):
@@ -1332,12 +1346,13 @@ def test_a_literal_before_a_wide_rest_is_left_to_the_walk():
     vocab, eos_id = load_tiktoken_vocab("o200k_base")
     lazy = LazyDFA(" [a-z]+|ab")
     index = TokenIndex(lazy, vocab, eos_id=eos_id)
+    from brzozowski.json.masks.words import Literals
+
     served = []
-    read_along = TokenIndex._literal_mask
+    read_along = Literals.try_mask
     small = LazyDFA("(abc|abd|xyz)[0-9]")  # the same shape, rests narrow: read along the paths
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(TokenIndex, "_literal_mask",
-                      lambda self, state: served.append(read_along(self, state)) or served[-1])
+        patch.setattr(Literals, "try_mask", lambda self, *args: served.append(read_along(self, *args)) or served[-1])
         mask = index.mask(lazy.start)
         small_mask = TokenIndex(small, vocab, eos_id=eos_id).mask(small.start)
     assert served[0] is None and served[1] is not None
@@ -1356,9 +1371,13 @@ def test_the_end_of_a_document_allows_eos_alone_with_no_walk():
     index = TokenIndex(lazy, vocab, eos_id=0)
     end = lazy.step(lazy.start, b'{}')
     assert not lazy.term(end).first and lazy.term(end) is EPSILON
+    from brzozowski.json.masks import keys, leaves, strings, words
+    from brzozowski.masks.walk import Walker
+
     with pytest.MonkeyPatch.context() as patch:
-        for name in ("_walk", "_named_key_mask", "_leaf_mask", "_string_state", "_literal_mask"):
-            patch.setattr(TokenIndex, name, lambda *args, **kwargs: pytest.fail("tried"))
+        for owner, name in ((Walker, "walk"), (keys.NamedKeys, "try_mask"), (leaves.Leaves, "try_mask"),
+                            (strings.Strings, "try_mask"), (words.Words, "try_mask"), (words.Literals, "try_mask")):
+            patch.setattr(owner, name, lambda *args, **kwargs: pytest.fail("tried"))
         assert np.array_equal(index.mask(end), [True, False, False, False, False, False])
         assert index.bitmask(end).tolist() == [1]
         # one array per vocabulary and EOS for every schema's end (not rebuilt per index) ...
@@ -1388,13 +1407,13 @@ def test_states_of_words_are_read_along_them_and_nothing_else_is_tried():
     dfa = regex_to_dfa(lazy.term(lazy.start))
     index = TokenIndex(lazy, vocabulary)
     served = []
-    for name in ("_named_key_mask", "_leaf_mask", "_string_state", "_key_mask", "_opening_mask", "_literal_mask"):
-        def spy(self, *args, _name=name, _f=getattr(TokenIndex, name), **kwargs):
+    for strategy in index.strategies:
+        def spy(*args, _name=strategy.name, _f=strategy.try_mask, **kwargs):
             served.append(_name)
-            return _f(self, *args, **kwargs)
-        setattr(index, name, spy.__get__(index))
-    for text, path in [(b'{"unit', ["_literal_mask"]), (b'{"unit":"c', ["_literal_mask"]),
-                       (b'{"unit":"celsius","name":', "_opening_mask")]:
+            return _f(*args, **kwargs)
+        strategy.try_mask = spy
+    for text, path in [(b'{"unit', ["end", "words", "literals"]), (b'{"unit":"c', ["end", "words", "literals"]),
+                       (b'{"unit":"celsius","name":', "opening")]:
         state = lazy.step(lazy.start, text)
         del served[:]
         mask = index.mask(state)
@@ -1442,7 +1461,7 @@ def test_a_trie_of_keys_registered_by_the_compiler_is_the_shape_read_off(names):
     import weakref
 
     from brzozowski.json.strings import PLAIN_KEY_TRIES
-    from brzozowski.masks.index import _key_children
+    from brzozowski.json.masks.keys import key_children as _key_children
     from brzozowski.json.compiler import _plain_keys_except
     from brzozowski.core.terms import byte, concat
 
@@ -1538,20 +1557,18 @@ def test_a_walk_below_a_node_derives_only_the_children_with_children(pattern, fe
     as live iff the term begins with its byte, with no derivative, and derives the others by
     their byte, or, past `FEW_INNER` of them, by class: the tokens at the nodes it reaches are
     those whose bytes lead from the term to a live state, either way."""
-    from brzozowski.masks import index as masks_module
+    from brzozowski.masks.walk import few_tokens
     from brzozowski.core.derivatives import derivative_of_string
 
     letters = b'abcd"'
     vocab = [bytes([x]) for x in letters] + [bytes([x, y]) for x in letters for y in letters]
     vocab += [bytes([x, y, z]) for x in b"abc" for y in b"abcd" for z in b'cd"']
     lazy = LazyDFA(pattern)
-    index = TokenIndex(lazy, vocab)
+    index = TokenIndex(lazy, vocab, tuning=Tuning(few_inner=few_inner))
     labels, child_lo, child_count = index.trie.python_view()
     term = lazy.term(lazy.start)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(masks_module, "FEW_INNER", few_inner)
-        reached = index._below(labels, child_lo, child_count, 0, term)
-    found = set(masks_module._few_tokens(index.trie, reached))
+    reached = index.walker.below(labels, child_lo, child_count, 0, term)
+    found = set(few_tokens(index.trie, reached, len(vocab)))
     expected = {t for t, data in enumerate(vocab) if derivative_of_string(term, data) is not EMPTY_TERM}
     assert found == expected
 
@@ -1565,7 +1582,6 @@ def test_a_walk_derives_a_term_by_its_few_children_or_first_bytes_without_its_cl
     most that many, without computing its derivative classes; the masks are the definition's
     whatever the bound (0: always by classes). A derivative whose language is empty, though not ∅
     (``,"(a*b & a*c)``), leads nowhere."""
-    from brzozowski.masks import index as masks_module
     from brzozowski.core.syntax import parse
 
     if isinstance(pattern, tuple):  # ("and", p, q, r, s): p(q & r) | s
@@ -1575,16 +1591,14 @@ def test_a_walk_derives_a_term_by_its_few_children_or_first_bytes_without_its_cl
     letters = b',"}abcx'
     vocab = [bytes([x]) for x in letters] + [bytes([x, y]) for x in letters for y in letters]
     vocab += [bytes([x, y, z]) for x in b',"}' for y in b'"ab' for z in b'c}x']
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(masks_module, "FEW_CHILDREN", few_children)
-        lazy = LazyDFA(pattern)
-        index = TokenIndex(lazy, vocab)
-        index.set_strategy(strings=False)  # every mask by a walk
-        start_mask = index.mask(lazy.start)
-        assert (lazy.term(lazy.start).classes is None) == (few_children > 0)
-        assert np.array_equal(start_mask, brute_force_mask(lazy, lazy.start, vocab, None))
-        for state in _all_states(lazy):
-            assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, None)), state
+    lazy = LazyDFA(pattern)
+    index = TokenIndex(lazy, vocab, tuning=Tuning(few_children=few_children))
+    index.set_strategy(strings=False)  # every mask by a walk
+    start_mask = index.mask(lazy.start)
+    assert (lazy.term(lazy.start).classes is None) == (few_children > 0)
+    assert np.array_equal(start_mask, brute_force_mask(lazy, lazy.start, vocab, None))
+    for state in _all_states(lazy):
+        assert np.array_equal(index.mask(state), brute_force_mask(lazy, state, vocab, None)), state
 
 
 @pytest.mark.parametrize("frontier", [1, 48])
@@ -1596,7 +1610,7 @@ def test_a_walk_derives_no_child_without_children(pattern, frontier):
     never expanded, nor numbered when the walk hands its level to numpy (`PYTHON_FRONTIER` 1: the
     level of "," and "}"). A term with ``&`` (whose derivative may be empty though not ∅) is derived as before.
     Masks: the definition."""
-    from brzozowski.masks import index as masks_module
+    from brzozowski.masks import moves as moves_module
     from brzozowski.core.syntax import parse
 
     boolean = isinstance(pattern, tuple)
@@ -1605,12 +1619,11 @@ def test_a_walk_derives_no_child_without_children(pattern, frontier):
         pattern = parse(p) + (parse(q) & parse(r)) | parse(s)
     vocab = [b',', b',"', b'}', b'"x', b'xy', b',"a', b',"b', b',"x']  # ("}": a leaf at the root)
     calls = []
-    real = masks_module.derivative
+    real = moves_module.derivative
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(masks_module, "PYTHON_FRONTIER", frontier)
-        patch.setattr(masks_module, "derivative", lambda *args: calls.append(args[1]) or real(*args))
+        patch.setattr(moves_module, "derivative", lambda *args: calls.append(args[1]) or real(*args))
         lazy = LazyDFA(pattern)
-        index = TokenIndex(lazy, vocab)
+        index = TokenIndex(lazy, vocab, tuning=Tuning(python_frontier=frontier))
         index.set_strategy(strings=False)  # every mask by a walk
         start = index.mask(lazy.start)
         derived = bytes(calls)
@@ -1628,7 +1641,7 @@ def test_a_loop_is_known_from_its_body_s_memo(pattern):
     byte) only when it is: T does not begin with b and S's memo holds ∂b S = ε; each byte checked
     against the derivative."""
     from brzozowski.core.derivatives import derivative
-    from brzozowski.masks.index import _loops_on
+    from brzozowski.masks.moves import loops_on as _loops_on
     from brzozowski.core.syntax import parse
 
     term = parse(pattern)
@@ -1644,8 +1657,6 @@ def test_a_walk_keeps_its_last_derivatives_alive_for_the_steps_after_it():
     """A term's memoized derivatives are held weakly: the index holds the last
     `RECENT_DERIVATIVES` its walks computed, so that the advance by the token chosen and the next
     state's mask find them memoized, and no more (the oldest go first)."""
-    from brzozowski.masks import index as masks_module
-
     letters = b',"}abcx'
     vocab = [bytes([x]) for x in letters] + [bytes([x, y]) for x in letters for y in letters]
     lazy = LazyDFA(r'(,"[a-c]*"|\})x?')
@@ -1654,15 +1665,13 @@ def test_a_walk_keeps_its_last_derivatives_alive_for_the_steps_after_it():
     index.mask(lazy.start)
     term = lazy.term(lazy.start)
     after_comma = term.derivatives[ord(",")]()  # ("[a-c]*")x?: no sub-term of the start's
-    assert after_comma is not None and after_comma in index._recent
+    assert after_comma is not None and after_comma in index.walker.expander.recent
     assert lazy.state_of(after_comma) == lazy.step(lazy.start, b",")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(masks_module, "RECENT_DERIVATIVES", 2)
-        bounded = TokenIndex(LazyDFA(r'(,"[a-c]*"|\})x?'), vocab)
+    bounded = TokenIndex(LazyDFA(r'(,"[a-c]*"|\})x?'), vocab, tuning=Tuning(recent_derivatives=2))
     bounded.set_strategy(strings=False)
     for state in _all_states(bounded.automaton):
         assert np.array_equal(bounded.mask(state), brute_force_mask(bounded.automaton, state, vocab, None))
-    assert len(bounded._recent) == 2
+    assert len(bounded.walker.expander.recent) == 2
 
 
 def test_a_keys_closing_quote_is_not_taken_for_a_strings_opening_by_the_states_classes():
@@ -1706,8 +1715,89 @@ def test_the_tokens_over_a_character_bound_are_read_off_the_tokens_ordered_by_co
             assert sorted(over.tolist()) == np.flatnonzero(counts > most).tolist(), (r, most)
     ordered = [key[1] for key in trie.tables if key[0] == "json-string-count-order"]
     assert ordered == [body]
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(string_masks, "FEW_OVER_BOUND", 2)
-        assert string_masks.over_bound(trie, body, 1) is None  # five tokens begin two characters or more
-        assert string_masks.over_bound(trie, body, 5).tolist() == [vocab.index(b"abcdefgh")]
-        assert string_masks.over_bound(trie, escaped, 0) is None
+    assert string_masks.over_bound(trie, body, 1, few=2) is None  # five tokens begin two characters or more
+    assert string_masks.over_bound(trie, body, 5, few=2).tolist() == [vocab.index(b"abcdefgh")]
+    assert string_masks.over_bound(trie, escaped, 0, few=2) is None
+
+
+# -- limits: a mask step's deadline, the longest token ---------------------------------------------
+
+def test_a_mask_past_its_deadline_is_refused_naming_the_limit_and_state_and_nothing_is_cached():
+    """Each mask computation runs under ``Limits.mask_seconds`` and the walk checks it once per
+    level: a deadline that has passed by the first level refuses the mask (`TimeBudgetError`
+    naming the limit and the state), caches nothing, and the same state is answered by an index
+    without the limit, as defined."""
+    from brzozowski.budget import Limits
+    from brzozowski.errors import TimeBudgetError
+
+    dfa = regex_to_dfa(HAND)
+    hurried = TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS, limits=Limits(mask_seconds=1e-9))
+    hurried.set_strategy(strings=False)
+    for ask in (hurried.mask, hurried.bitmask):
+        with pytest.raises(TimeBudgetError, match=r"mask_seconds .* at state 0"):
+            ask(0)
+    assert hurried.cache_info()["entries"] == 0 and hurried.walks == 0
+    patient = TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS, limits=Limits(mask_seconds=None))
+    assert np.array_equal(patient.mask(0), brute_force_mask(dfa, 0, HAND_VOCAB, HAND_EOS))
+
+
+def test_one_time_table_building_does_not_count_against_a_steps_deadline():
+    """A vocabulary's table built on first use inside a step (`VocabTrie.kept`) runs outside the
+    step's deadline, and the time it took is given back: a step that waited for it is not refused."""
+    import time
+
+    from brzozowski.budget import check_deadline, within
+    from brzozowski.errors import TimeBudgetError
+
+    trie = Vocabulary([b"a", b"b"]).trie
+    with within(0.05, "mask_seconds", where="a test"):
+        assert trie.kept(("a slow table", object()), lambda: time.sleep(0.1) or (1,)) == (1,)
+        check_deadline()  # (the 0.1 s were one-time work)
+    with pytest.raises(TimeBudgetError, match="mask_seconds"):
+        with within(0.05, "mask_seconds", where="a test"):
+            time.sleep(0.1)
+            check_deadline()
+
+
+def test_a_token_longer_than_the_limit_is_refused():
+    """``Limits.max_token_bytes`` bounds every token (a walk reads a level per byte of the longest):
+    `Vocabulary` and `TokenIndex` refuse a longer one with `InputLimitError` naming it; ``None``
+    lifts the limit; the default is far above any tokenizer's longest token."""
+    from brzozowski.budget import DEFAULT_LIMITS, Limits
+    from brzozowski.errors import ArgumentError, InputLimitError
+
+    long_token = b"x" * (DEFAULT_LIMITS.max_token_bytes + 1)
+    with pytest.raises(InputLimitError, match=r"token 1 is \d+ bytes long"):
+        Vocabulary([b"a", long_token])
+    with pytest.raises(InputLimitError, match="token 2 is 7 bytes long"):
+        TokenIndex(regex_to_dfa("a+"), [b"a", b"aa", b"a" * 7], limits=Limits(max_token_bytes=6))
+    lifted = Vocabulary([b"a", b"a" * 7], max_token_bytes=None)
+    with pytest.raises(InputLimitError, match="token 1 is 7 bytes long"):
+        TokenIndex(regex_to_dfa("a+"), lifted, limits=Limits(max_token_bytes=6))
+    index = TokenIndex(regex_to_dfa("a+"), lifted, limits=Limits(max_token_bytes=7))
+    assert index.mask(index.start).tolist() == [True, True]
+    with pytest.raises(ArgumentError, match="max_token_bytes"):
+        Limits(max_token_bytes=0)
+
+
+def test_an_index_takes_its_tuning_and_every_tuning_gives_the_same_masks():
+    """`TokenIndex(tuning=...)` decides how, never what: extreme tunings (everything in numpy at
+    once, everything in Python, no memo kept) give the definition's masks and bitmasks."""
+    from brzozowski.masks.tokenset import packed
+
+    lazy = compile_json_schema({"type": "object", "properties": {"a": {"type": "string", "maxLength": 3},
+                                                                 "b": {"type": "integer"}}})
+    vocab = [None, b'{"', b'a', b'":', b'":"', b'x', b'xy"', b'"}', b'1', b'12', b',"b":', b'}', b'"', b'b":1}']
+    tunings = [Tuning(python_frontier=0, python_work=0, dense_fraction=1, few_tokens=0, few_bits=0),
+               Tuning(python_frontier=10**6, python_work=10**9, few_tokens=10**6, few_bits=10**6,
+                      few_children=256, few_inner=10**6, few_pairs=0),
+               Tuning(index_memo_entries=1, recent_derivatives=1, next_state_memo=1, pack_fraction=10**6)]
+    states = _all_states(lazy)
+    for tuning in tunings:
+        index = TokenIndex(lazy, vocab, eos_id=0, tuning=tuning)
+        for state in states:
+            want = brute_force_mask(lazy, state, vocab, 0)
+            assert np.array_equal(index.mask(state), want), (tuning, state)
+            assert np.array_equal(index.bitmask(state), packed(want)), (tuning, state)
+    with pytest.raises(InputTypeError, match="Tuning"):
+        TokenIndex(lazy, vocab, eos_id=0, tuning={"few_tokens": 1})

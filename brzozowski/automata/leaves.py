@@ -8,7 +8,7 @@ numbers its states anew (a hostname's first mask created ~240 states). A *leaf* 
 it once: an atom of the term algebra (`brzozowski.core.terms.leaf`) that stands for a state of one
 process-wide `LeafAutomaton`; the derivative of the atom of state q by byte b is the atom of
 δ(q, b), read off the automaton's transitions, which every schema shares. A plain format's
-automaton is its canonical DFA, shipped with the package (`format_leaf`,
+automaton is its canonical DFA, shipped with the package (`brzozowski.json.format_tables.format_leaf`,
 `brzozowski.json.format_tables`: no derivative is ever taken inside it); a format under a length
 bound or a pattern is a lazy DFA over the intersection of those with the plain format's atom
 (`shared_leaf`: the format's own term is never built); so are the integers and the numbers
@@ -53,11 +53,11 @@ import numpy as np
 from ..core.alphabet import DEAD, partition_of
 from .codes import ClassTable, TransitionTable
 from ..core.derivatives import alphabet_classes, derivative_classes
-from ..json.format_tables import FormatTable, format_dfa
+from .dfa import DFA
 from .lazy import LazyDFA
 from ..core.terms import EMPTY, EPSILON, K_LEAF, Term, leaf
 
-__all__ = ["LEAF_CACHE", "LeafAutomaton", "format_leaf", "shared_leaf", "table_leaf"]
+__all__ = ["LEAF_CACHE", "FormatTable", "LeafAutomaton", "shared_leaf", "table_leaf"]
 
 LEAF_CACHE = 256
 """How many lazy leaf automata the process keeps (one per distinct term: a format under a length
@@ -66,10 +66,43 @@ bound or a pattern; a plain format's shipped table is kept apart, one per format
 _IDS = itertools.count()
 
 
+class FormatTable:
+    """A DFA stored by byte class (a format's shipped canonical DFA, `brzozowski.json.format_tables`,
+    an integer range's): each byte's class, the transitions per class (DEAD = -1) and the accepting
+    states; start 0. What `LeafAutomaton` reads (a row of 256 transitions on demand: no table of
+    every state is built)."""
+
+    start = 0
+
+    def __init__(self, classes: np.ndarray, columns: np.ndarray, accept: np.ndarray,
+                 lengths: tuple[int, int | None] = (0, None)) -> None:
+        self.classes, self.columns, self.accept = classes, columns, accept
+        self.fewest, self.most = lengths
+        """The fewest and most characters of the format's strings (most None: no limit), as
+        a format's definition gives them."""
+        self.n_states = len(accept)
+        for array in (classes, columns, accept):
+            array.setflags(write=False)
+
+    def row(self, state: int) -> np.ndarray:
+        """The 256 transitions of `state` (int32, DEAD = -1)."""
+        return self.columns[state].take(self.classes).astype(np.int32)
+
+    def next_state(self, state: int, b: int) -> int:
+        return int(self.columns[state, self.classes[b]])
+
+    def is_accepting(self, state: int) -> bool:
+        return bool(self.accept[state])
+
+    def to_dfa(self) -> DFA:
+        """The whole table as a `brzozowski.automata.dfa.DFA` (256 columns per state)."""
+        return DFA(self.accept, self.columns.astype(np.int32)[:, self.classes])
+
+
 class LeafAutomaton:
     """A DFA shared by the whole process whose states are handed out as atoms of the term algebra
     (see the module docstring): a lazy DFA over a term, or a format's shipped canonical DFA
-    (`brzozowski.json.format_tables.FormatTable`; `name` then says which, for printing).
+    (`FormatTable`: a format's, `brzozowski.json.format_tables`; `name` then says which, for printing).
     `live_bytes`: over a table, the bytes that lead somewhere from some state; None over a term."""
 
     def __init__(self, term: Term | None = None, table: FormatTable | None = None, name: str = "") -> None:
@@ -223,17 +256,3 @@ def table_leaf(table: FormatTable, name: str) -> Term:
     and keeps the atom of for as long as it shares it (an integer range's, `brzozowski.json.leaf_terms`);
     `name` prints in its atoms."""
     return LeafAutomaton(table=table, name=name).atom(table.start)
-
-
-_FORMATS: dict[str, LeafAutomaton | None] = {}
-
-
-def format_leaf(name: str) -> Term | None:
-    """The atom of the start state of format `name`'s shipped canonical DFA
-    (`brzozowski.json.format_tables`), one automaton per process; None if none is shipped."""
-    with _LOCK:
-        automaton = _FORMATS.get(name, _FORMATS)
-        if automaton is _FORMATS:
-            table = format_dfa(name)
-            automaton = _FORMATS[name] = None if table is None else LeafAutomaton(table=table, name=name)
-    return None if automaton is None else automaton.atom(automaton.dfa.start)

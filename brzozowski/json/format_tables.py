@@ -18,16 +18,18 @@ brzozowski.json.format_tables``.
 from __future__ import annotations
 
 import sys
+import threading
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from ..automata.dfa import DFA, regex_to_dfa
+from ..automata.leaves import FormatTable, LeafAutomaton
 from .formats import FORMAT_PATTERNS, parse_format
 from ..core.terms import Term, byte, concat
 
-__all__ = ["FORMAT_TABLES", "FormatTable", "build_format_dfa", "format_dfa", "format_term",
+__all__ = ["FORMAT_TABLES", "FormatTable", "build_format_dfa", "format_dfa", "format_leaf", "format_term",
            "write_format_tables"]
 
 FORMAT_TABLES = Path(__file__).with_name("format_tables.npz")
@@ -46,38 +48,6 @@ def format_term(name: str) -> Term:
 def build_format_dfa(name: str) -> DFA:
     """The canonical DFA of `format_term`, explored and minimized (what the shipped tables hold)."""
     return regex_to_dfa(format_term(name))
-
-
-class FormatTable:
-    """A format's shipped canonical DFA as it is stored: each byte's class, the transitions per
-    class (DEAD = -1) and the accepting states; start 0. What `brzozowski.automata.leaves.LeafAutomaton`
-    reads (a row of 256 transitions on demand: no table of every state is built)."""
-
-    start = 0
-
-    def __init__(self, classes: np.ndarray, columns: np.ndarray, accept: np.ndarray,
-                 lengths: tuple[int, int | None] = (0, None)) -> None:
-        self.classes, self.columns, self.accept = classes, columns, accept
-        self.fewest, self.most = lengths
-        """The fewest and most characters of the format's strings (most None: no limit), as
-        `brzozowski.json.formats.parse_format` gives them."""
-        self.n_states = len(accept)
-        for array in (classes, columns, accept):
-            array.setflags(write=False)
-
-    def row(self, state: int) -> np.ndarray:
-        """The 256 transitions of `state` (int32, DEAD = -1)."""
-        return self.columns[state].take(self.classes).astype(np.int32)
-
-    def next_state(self, state: int, b: int) -> int:
-        return int(self.columns[state, self.classes[b]])
-
-    def is_accepting(self, state: int) -> bool:
-        return bool(self.accept[state])
-
-    def to_dfa(self) -> DFA:
-        """The whole table as a `brzozowski.automata.dfa.DFA` (256 columns per state)."""
-        return DFA(self.accept, self.columns.astype(np.int32)[:, self.classes])
 
 
 @lru_cache(maxsize=None)
@@ -108,6 +78,21 @@ def write_format_tables(path: Path = FORMAT_TABLES) -> None:
         _, fewest, most = parse_format(name)
         arrays[f"{name}:lengths"] = np.array([fewest, -1 if most is None else most], dtype=np.int32)
     np.savez_compressed(path, **arrays)
+
+
+_FORMATS: dict[str, LeafAutomaton | None] = {}
+_FORMATS_LOCK = threading.Lock()
+
+
+def format_leaf(name: str) -> Term | None:
+    """The atom of the start state of format `name`'s shipped canonical DFA (`format_dfa`), one
+    `brzozowski.automata.leaves.LeafAutomaton` per process; None if none is shipped."""
+    with _FORMATS_LOCK:
+        automaton = _FORMATS.get(name, _FORMATS)
+        if automaton is _FORMATS:
+            table = format_dfa(name)
+            automaton = _FORMATS[name] = None if table is None else LeafAutomaton(table=table, name=name)
+    return None if automaton is None else automaton.atom(automaton.dfa.start)
 
 
 if __name__ == "__main__":  # python -m brzozowski.json.format_tables [path]

@@ -18,15 +18,14 @@ what follows the leaf depends on the schema. Two shapes:
   ``∂t(ℓ·T) = ∂t T``: a walk from T, kept per T); every other exit is listed per vocabulary (a
   token, where it leaves, the byte after), and read against T's first bytes, then T itself. A
   format's leaf ends only where its string closes, so its exits are the tokens that go on past a
-  closing quote: their rests are read from T as a string's are (`TokenIndex._live_rests`, kept
+  closing quote: their rests are read from T as a string's are (`brzozowski.json.masks.past.PastTheQuote.live_rests`, kept
   per T), no derivative per token. The integers and numbers without keywords are leaves too
   (`brzozowski.json.leaf_terms`): their exits, prepared with the vocabulary, replace a walk of the
   ~1,100 digit tokens. So are bounded integers, each bound its own table
   (`brzozowski.json.numbers.integer_table`): a table that reads only a minus sign and digits
   gets the exits of a state in a mask step, read off the vocabulary's `numerals` (the tokens
   that begin with such a byte, as a trie of their digits read through the table a level at a
-  time: ~30-40 µs over o200k_base, where the walk of a state before an integer's first digit
-  took ~1 ms).
+  time, rather than a walk of every digit token from the state before an integer's first digit).
 
 Where the vocabulary prepared one (`prepare_leaves`, with every `brzozowski.vocab.vocabulary.Vocabulary`),
 the tables walk a *format trie* (`FormatTrie`): the class trie of the format's byte classes with
@@ -49,33 +48,21 @@ import numpy as np
 from ..core.alphabet import DEAD
 from ..automata.codes import ClassTable, TransitionTable
 from ..automata.dfa import explore
-from .format_tables import FormatTable, format_dfa
-from .formats import FORMAT_PATTERNS
-from ..automata.leaves import format_leaf
-from .string_masks import (StringTables, codes_from, kept_in_cache, kept_on, packed_ids, quote_suffixes,
-                           tables_from_codes)
+from ..masks.tokenset import packed_ids
+from ..masks.tuning import DEFAULT_TUNING, Tuning
 from ..vocab.vocabulary import TokenTrie, merged_classes, token_trie
+from .format_tables import FormatTable, format_dfa, format_leaf
+from .formats import FORMAT_PATTERNS
+from .string_masks import StringTables, codes_from, kept_in_cache, kept_on, quote_suffixes, tables_from_codes
 
 if TYPE_CHECKING:
     from ..automata.leaves import LeafAutomaton
     from ..vocab.vocabulary import VocabTrie
 
 __all__ = [
-    "FORMAT_TRIE_LIVE_BYTES", "LEAF_TABLE_BYTES", "NARROW_FORMATS", "NUMERAL_BITS", "PREPARED_DEPTH",
-    "PREPARED_FORMATS", "WIDE_LEAF_BYTES", "FormatTrie", "LeafExits", "Numerals", "format_trie", "leaf_exits",
+    "NARROW_FORMATS", "NUMERAL_BITS", "PREPARED_FORMATS", "FormatTrie", "LeafExits", "Numerals", "format_trie", "leaf_exits",
     "leaf_inside_bits", "leaf_tables", "numeral_leaf", "numerals", "prepare_leaves",
 ]
-
-LEAF_TABLE_BYTES = 32 * 1024 * 1024
-"""How much memory a vocabulary's cache of leaf tables may hold: a wide state's tables
-(`leaf_tables`, ~0.25 MB over o200k_base), a narrow state's exits (`leaf_exits`, a few kB), a
-format's labels over the byte trie (0.4 MB) or its class trie (a few kB); least recently used
-first out."""
-
-WIDE_LEAF_BYTES = 32
-"""`leaf_tables` serves leaf states that at least this many first bytes continue (a URI's, a
-hostname's, an e-mail address's characters); a narrower one (a date's digits) has few tokens,
-which `leaf_exits` lists."""
 
 PREPARED_FORMATS = ("email", "hostname", "uri", "uri-reference")
 """The formats whose class trie (`format_trie`) a `brzozowski.vocab.vocabulary.Vocabulary` builds
@@ -86,29 +73,9 @@ NARROW_FORMATS = ("date", "date-time", "duration", "ipv4", "ipv6", "time", "uuid
 """The formats without a wide state, which share one class trie prepared with the vocabulary
 (their exits walk it: a UUID's hex digits are one class there, a few nodes a level)."""
 
-PREPARED_DEPTH = 2
-"""A format's states within this many bytes of its start (the opening quote included) get their
-tables with the vocabulary (`prepare_leaves`)."""
-
-PREPARED_NARROW_STATES = 400
-"""A format of `NARROW_FORMATS` with at most this many states gets the exits of every state with
-a vocabulary of at least `PREPARED_NARROW_TOKENS` tokens (`prepare_leaves`): a date's, a
-date-time's, a UUID's... (1,084 states of six formats, ~0.15 s and ~2 MB over o200k_base; met on
-first use, each state cost a mask step ~0.5 ms, and a document walks through one per byte). An
-IPv6 address's 908 states get those within `PREPARED_DEPTH`."""
-
-PREPARED_NARROW_TOKENS = 10_000
-"""The vocabularies that get every narrow format state's exits (`PREPARED_NARROW_STATES`): a
-tokenizer's, built once per process. A small one (tests, a hand-made vocabulary: often many of
-them) would pay ~0.15 s each for exits it builds on first use in a fraction of a millisecond."""
-
-FORMAT_TRIE_LIVE_BYTES = 128
-"""`format_trie` serves formats that fewer bytes than this lead somewhere in (``regex``'s lead
-nearly everywhere: its class trie would be most of the byte trie)."""
-
 def _cached(trie: VocabTrie, key: tuple, build):
     """``build()`` kept in the vocabulary's bounded cache of leaf tables under `key`."""
-    return kept_in_cache(trie, "leaf-tables", LEAF_TABLE_BYTES, key, build, _nbytes)
+    return kept_in_cache(trie, "leaf-tables", DEFAULT_TUNING.leaf_table_bytes, key, build, _nbytes)
 
 
 def _nbytes(value: object) -> int:
@@ -120,8 +87,8 @@ def _nbytes(value: object) -> int:
 def leaf_tables(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> StringTables | None:
     """`StringTables` of state q of a leaf automaton whose language closes like a JSON string's
     (every word ends at the one state whose language is {ε}, which nothing follows), per
-    vocabulary (on first use, over o200k_base: ~0.5 ms over the format's `format_trie`, 3-6 ms
-    over the byte trie); None if one of the automaton's states accepts and is not that one (a
+    vocabulary (on first use, over the format's `format_trie` if prepared, else over the byte
+    trie); None if one of the automaton's states accepts and is not that one (a
     language that may go on after it could end: `LeafAutomaton.closes_once`), or if it closes on
     a byte other than a quote."""
     def build() -> StringTables | None:
@@ -168,7 +135,7 @@ class FormatTrie(NamedTuple):
 def format_trie(trie: VocabTrie, automaton: LeafAutomaton) -> FormatTrie | None:
     """The `FormatTrie` of a format's table, if the vocabulary prepared one (`prepare_leaves`);
     else None: a lazy automaton's states, or another format's, walk the byte trie (building a
-    class trie, ~15 ms over o200k_base, would hold up the mask step that first needs it)."""
+    class trie would hold up the mask step that first needs it)."""
     partition = _partition(automaton) if automaton.name in FORMAT_PATTERNS else None
     found = None if partition is None else trie.tables.get(partition[0])
     return None if found is None else found[0]
@@ -179,7 +146,7 @@ def _partition(automaton: LeafAutomaton) -> tuple[tuple, np.ndarray, np.ndarray]
     """(where a vocabulary keeps the `FormatTrie` that serves a format, each byte's class there,
     the classes that lead somewhere): one trie for all `NARROW_FORMATS` (over their partitions'
     meet), one per byte partition and live bytes for another format's table (a URI's serves an
-    IRI's); None for a lazy automaton, or a table that `FORMAT_TRIE_LIVE_BYTES` or more bytes lead
+    IRI's); None for a lazy automaton, or a table that ``Tuning.format_trie_live_bytes`` or more bytes lead
     somewhere in (its class trie would be most of the byte trie). Formats only: the cache keeps
     every automaton it is given."""
     if not isinstance(automaton.dfa, FormatTable):
@@ -189,7 +156,7 @@ def _partition(automaton: LeafAutomaton) -> tuple[tuple, np.ndarray, np.ndarray]
     live_bytes = np.zeros(256, dtype=bool)
     for table in tables:
         live_bytes |= (table.columns != DEAD).any(axis=0)[table.classes]
-    if np.count_nonzero(live_bytes) >= FORMAT_TRIE_LIVE_BYTES:
+    if np.count_nonzero(live_bytes) >= DEFAULT_TUNING.format_trie_live_bytes:
         return None
     signatures = [(b == 0x22, *(int(table.classes[b]) for table in tables)) for b in range(256)]
     numbers: dict[tuple, int] = {}
@@ -217,16 +184,16 @@ def _prepare_format_trie(trie: VocabTrie, automaton: LeafAutomaton) -> None:
     kept_on(trie, key, build)
 
 
-def prepare_leaves(trie: VocabTrie) -> None:
+def prepare_leaves(trie: VocabTrie, tuning: Tuning = DEFAULT_TUNING) -> None:
     """Build the `format_trie` of every format of `PREPARED_FORMATS` and the one `NARROW_FORMATS`
-    share, and for every shipped format the tables of its states within `PREPARED_DEPTH` bytes of
-    its start (the states every string of the format begins in: 0.5-1.5 ms each on first use
-    otherwise): `leaf_tables` of the wide ones (of a prepared format), `leaf_exits` of the others;
-    the `leaf_exits` of every state of a narrow format up to `PREPARED_NARROW_STATES` states (a
-    vocabulary of `PREPARED_NARROW_TOKENS` tokens or more); and
-    those of every state of the plain integers' and numbers' leaves (~1 ms each); and the
-    vocabulary's `numerals` (~30 ms, 0.14 MB), which bounded integers' exits read. A
-    `brzozowski.vocab.vocabulary.Vocabulary` calls it (~0.3 s and ~19 MB over o200k_base)."""
+    share, and for every shipped format the tables of its states within ``Tuning.prepared_depth`` bytes of
+    its start (the states every string of the format begins in, which a first mask would otherwise
+    wait for): `leaf_tables` of the wide ones (of a prepared format), `leaf_exits` of the others;
+    the `leaf_exits` of every state of a narrow format up to ``Tuning.prepared_narrow_states`` states (a
+    vocabulary of ``Tuning.prepared_narrow_tokens`` tokens or more); and
+    those of every state of the plain integers' and numbers' leaves; and the
+    vocabulary's `numerals`, which bounded integers' exits read. A
+    `brzozowski.vocab.vocabulary.Vocabulary` calls it (the JSON preparer, `brzozowski.json.masks`)."""
     for name in FORMAT_PATTERNS:
         atom = format_leaf(name)
         if atom is None:
@@ -235,8 +202,8 @@ def prepare_leaves(trie: VocabTrie) -> None:
         prepared = name in PREPARED_FORMATS or name in NARROW_FORMATS
         if prepared:
             _prepare_format_trie(trie, automaton)
-        every = (name in NARROW_FORMATS and automaton.dfa.n_states <= PREPARED_NARROW_STATES
-                 and trie.vocab_size >= PREPARED_NARROW_TOKENS)
+        every = (name in NARROW_FORMATS and automaton.dfa.n_states <= tuning.prepared_narrow_states
+                 and trie.vocab_size >= tuning.prepared_narrow_tokens)
         states = [(q, False) for q in range(automaton.dfa.n_states)] if every else _first_states(automaton.dfa)
         for q, wide in states:
             if not wide:
@@ -252,18 +219,18 @@ def prepare_leaves(trie: VocabTrie) -> None:
 
 
 def _first_states(table: FormatTable) -> list[tuple[int, bool]]:
-    """The states of `table` within `PREPARED_DEPTH` bytes of its start, each with whether its
-    first bytes are at least `WIDE_LEAF_BYTES` (the states `leaf_tables` serves)."""
+    """The states of `table` within ``Tuning.prepared_depth`` bytes of its start, each with whether its
+    first bytes are at least ``Tuning.wide_leaf_bytes`` (the states `leaf_tables` serves)."""
     firsts = (table.columns != DEAD)[:, table.classes].sum(axis=1)
     level, seen, found = [table.start], {table.start}, []
-    for _ in range(PREPARED_DEPTH):
+    for _ in range(DEFAULT_TUNING.prepared_depth):
         below = []
         for state in level:
             for target in table.columns[state].tolist():
                 if target != DEAD and target not in seen:
                     seen.add(target)
                     below.append(target)
-        found += [(state, bool(firsts[state] >= WIDE_LEAF_BYTES)) for state in below]
+        found += [(state, bool(firsts[state] >= DEFAULT_TUNING.wide_leaf_bytes)) for state in below]
         level = below
     return found
 
@@ -297,12 +264,12 @@ def leaf_exits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> LeafExits:
         with automaton.lock:  # (the automaton's transition table is shared, and grows)
             return tuple(_exits(trie, automaton, q))
     # kept as a plain tuple of arrays, which the garbage collector stops tracking (a `LeafExits`
-    # is tracked for good: a vocabulary keeps a thousand, `PREPARED_NARROW_STATES`)
+    # is tracked for good: a vocabulary keeps a thousand, ``Tuning.prepared_narrow_states``)
     return LeafExits._make(_cached(trie, ("exits", automaton.id, q), build))
 
 
 def leaf_inside_bits(trie: VocabTrie, automaton: LeafAutomaton, q: int) -> np.ndarray:
-    """The bitmask (`brzozowski.json.string_masks.packed`) of the tokens leaf state q reads whole (its
+    """The bitmask (`brzozowski.masks.tokenset.packed`) of the tokens leaf state q reads whole (its
     `leaf_exits`' ``inside``), kept in the bounded cache of `leaf_tables`: a mask step of a state
     whose leaf reads many (a number's first digits: ~1,100 over o200k_base) copies it, not a bool
     array over the vocabulary made and packed each time (shared by every schema that holds the leaf)."""

@@ -38,7 +38,8 @@ from .formats import FORMAT_PATTERNS, NARROWER, parse_format
 from .numbers import integer_parts, integer_table, integer_term, number_term
 from .strings import ANY_CHAR, string_term
 from ..automata.lazy import is_empty
-from ..automata.leaves import format_leaf, shared_leaf, table_leaf
+from ..automata.leaves import shared_leaf, table_leaf
+from .format_tables import format_leaf
 from ..core.terms import EMPTY, Term, byte, concat, inter, repeat
 
 __all__ = ["FORMATS", "json_integer_term", "json_number_term", "json_string_term"]
@@ -58,7 +59,7 @@ def json_string_term(*, min_length: int = 0, max_length: int | None = None, patt
     together, their languages are intersected (over the encoded text, which is exact: each language
     holds every spelling of its decoded strings), except where the lengths a pattern or format
     allows already lie inside the bounds. A format with a shipped table is its atom
-    (`brzozowski.automata.leaves.format_leaf`), intersected with the rest, if any, as one shared automaton.
+    (`brzozowski.json.format_tables.format_leaf`), intersected with the rest, if any, as one shared automaton.
     """
     lengths = string_term(min_length, max_length)  # checks the bounds
     lengths_given = min_length != 0 or max_length is not None

@@ -1,7 +1,7 @@
 """Masks of states inside JSON strings: per-vocabulary tables and a verified recognition.
 
 Inside a JSON string almost the whole vocabulary is allowed, so a trie walk from such a state visits
-nearly every node (milliseconds over o200k_base). But the interior of a string is the same small
+nearly every node. But the interior of a string is the same small
 automaton S in every schema: the interior of `brzozowski.json.strict.STRING` (well-formed UTF-8, no raw
 control byte, complete escapes), 20 states (the body; a UTF-8 sequence or an escape pending), and a
 closing quote after which S stops. What a token does inside the string depends on the vocabulary and
@@ -42,7 +42,7 @@ or checked. With n(t) the characters S begins while reading t from r
                 or (S closes on t's prefix p, lo ≤ n(p) ≤ hi, and ``δ*(q, t[len(p):]) ≠ DEAD``).
 
 Exploring the automaton instead would create a state per (count, S-state) that a token reaches:
-~1,150 for ``maxLength: 200`` over o200k_base, 30-50 ms on one mask step.
+one per character count and S-state a token reaches, all on one mask step.
 
 **Plain keys.** The other keys of an open object beside listed names are plain ASCII without
 escapes (``[ !#-\\[\\]-~]*"``): `key_tables` are the same two tables for that one-state automaton,
@@ -65,7 +65,6 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, NamedTuple
 
-import cachetools
 import numpy as np
 
 from ..core.alphabet import DEAD
@@ -75,11 +74,14 @@ from ..automata.dfa import regex_to_dfa
 from .strings import ANY_CHAR, PLAIN_KEY_BITS
 from .strict import STRING
 from ..core.terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte, concat
+from ..masks.cache import BoundedCache
+from ..masks.tokenset import packed, packed_ids, set_bits
+from ..masks.tuning import DEFAULT_TUNING, Tuning
 
-if TYPE_CHECKING:  # (vocabulary.py imports this module: every new Vocabulary builds its tables)
+if TYPE_CHECKING:
     from ..vocab.vocabulary import TokenTrie, VocabTrie
 
-__all__ = ["COUNT_BOUNDS", "FEW_OVER_BOUND", "MAX_PAIRED", "PLAIN_KEY_BYTES", "PYTHON_TAIL_NODES", "QuoteSuffixes",
+__all__ = ["PLAIN_KEY_BYTES", "QuoteSuffixes",
            "StringAutomaton", "StringTables", "build_all_tables", "codes_from", "count_bound_bits",
            "count_order", "count_tables", "key_tables", "kept_in_cache", "kept_on", "over_bound", "packed",
            "packed_ids", "quote_suffixes", "recognize", "recognize_counted", "set_bits", "string_automaton",
@@ -119,27 +121,22 @@ class StringAutomaton:
 
 @lru_cache(maxsize=1)
 def string_automaton() -> StringAutomaton:
-    """The one `StringAutomaton` (built on first use, ~2 ms)."""
+    """The one `StringAutomaton` (built on first use)."""
     return StringAutomaton()
 
 
-MAX_PAIRED = 64
-"""The most automaton states `recognize` pairs with S-states before it gives up (the 20 interior
-states of a plain string; a union of a string with an enum of its own strings adds one per enum
-prefix); a state it gives up on is walked the ordinary way. Small, because every state paired is a
-state created: a string with a length bound pairs a new automaton state with S's body at every
-character until the bound contradicts S (the walk goes depth first, the body's successor first,
-so it meets that contradiction, or this limit, after as few states as possible)."""
-
-
-def recognize(row: Callable[[int], np.ndarray], state: int) -> tuple[dict[int, int], int] | None:
+def recognize(row: Callable[[int], np.ndarray], state: int,
+              max_paired: int = DEFAULT_TUNING.max_paired) -> tuple[dict[int, int], int] | None:
     """If automaton `state` behaves as S's body (see the module docstring): the automaton states
     found on the way, each with the S-state it behaves as, and the after-state q; else None.
 
     Several automaton states may behave as one S-state (in a union of a string with an enum of
     strings, the state after ``"ki`` and the plain string's body both do): the walk pairs each
     automaton state it reaches with the S-state S reaches by the same bytes, and checks every pair.
-    `row(y)` gives the automaton's 256 transitions of state y (DEAD = -1).
+    `row(y)` gives the automaton's 256 transitions of state y (DEAD = -1). It gives up (None)
+    past `max_paired` pairs: every state paired is a state created, and a string with a length
+    bound pairs a new state with S's body at every character until the bound contradicts S (the
+    walk goes depth first, the body's successor first, to meet that contradiction soon).
     """
     s = string_automaton()
     paired, queue, after = {state: s.body}, [state], None
@@ -159,7 +156,7 @@ def recognize(row: Callable[[int], np.ndarray], state: int) -> tuple[dict[int, i
             for target in np.unique(targets[group]).tolist():
                 known = paired.get(target)
                 if known is None:
-                    if target == DEAD or len(paired) >= MAX_PAIRED:
+                    if target == DEAD or len(paired) >= max_paired:
                         return None
                     paired[target] = successor
                     queue.append(target)
@@ -303,66 +300,35 @@ class StringTables(NamedTuple):
 
 
 def string_tables(trie: VocabTrie, r: int) -> StringTables:
-    """Per vocabulary and S-state r (built once, ~3 ms over o200k_base, kept on the trie): see
+    """Per vocabulary and S-state r (built once, kept on the trie): see
     `StringTables`."""
     s = string_automaton()
     return kept_on(trie, ("json-string", r), lambda: _build_tables(trie, s.trans, r, s.closed))
 
 
-def packed(mask: np.ndarray) -> np.ndarray:
-    """A bool mask over a vocabulary as a bitmask: int32 words, token t bit t % 32 of word t // 32
-    (little-endian, the layout of `brzozowski.masks.index.TokenIndex.bitmask`), read-only."""
-    packed_bytes = np.packbits(mask, bitorder="little")
-    padded = np.zeros(4 * -(-len(mask) // 32), dtype=np.uint8)
-    padded[:len(packed_bytes)] = packed_bytes
-    bits = padded.view("<i4").astype(np.int32, copy=False)
-    bits.setflags(write=False)
-    return bits
-
-
-def packed_ids(ids: np.ndarray, size: int) -> np.ndarray:
-    """The bitmask (`packed`'s layout) of the tokens `ids` of a vocabulary of `size` tokens, their
-    bits set by byte (no bool array over the vocabulary made and packed), read-only."""
-    by_byte = np.zeros(4 * -(-size // 32), dtype=np.uint8)
-    set_bits(by_byte, ids)
-    bits = by_byte.view("<i4").astype(np.int32, copy=False)
-    bits.setflags(write=False)
-    return bits
-
-
-def set_bits(by_byte: np.ndarray, ids: np.ndarray) -> None:
-    """Set the bits of the tokens `ids` in the bytes of a bitmask (`packed`'s layout: token t is
-    bit t % 8 of byte t // 8), in place: one ``bitwise_or.at`` (ids sharing a byte all count)."""
-    np.bitwise_or.at(by_byte, ids >> 3, np.left_shift(1, ids & 7).astype(np.uint8))
-
-
-COUNT_BOUNDS = 64
-"""How many (S-state, most characters) bitmasks `count_bound_bits` keeps per vocabulary (25 kB
-each over o200k_base; schemas repeat a few ``maxLength`` values)."""
-
-
-def over_bound(trie: VocabTrie, r: int, most: int) -> np.ndarray | None:
+def over_bound(trie: VocabTrie, r: int, most: int,
+               few: int = DEFAULT_TUNING.few_over_bound) -> np.ndarray | None:
     """The ids of the tokens that begin more than `most` characters from S-state r (``token_counts
-    > most`` of `count_tables`), if at most `FEW_OVER_BOUND`; else None. Read off the tokens
+    > most`` of `count_tables`), if at most `few`; else None. Read off the tokens
     ordered by count where the vocabulary prepared them (S's body, `build_all_tables`): a bound as
     long as most tokens leaves out the few longer ones, no comparison over the vocabulary (a
     ``maxLength`` string's bound falls by one at every character, so each step inside it asks for
     a new one). From another state (inside an escape or a character, met once in a while) one
-    comparison over the vocabulary (~0.1 ms), not an order built for it (~2 ms)."""
+    comparison over the vocabulary, not an order built for it (which costs many comparisons)."""
     ordered = trie.tables.get(_count_order_key(r))
     if ordered is None:
         over = np.flatnonzero(count_tables(trie, r)[0] > most)
-        return over if len(over) <= FEW_OVER_BOUND else None
+        return over if len(over) <= few else None
     order, counts = ordered
     if most >= counts[-1]:
         return order[:0]
     start = int(counts.searchsorted(counts.dtype.type(most), side="right"))  # (an int16 bound: no cast)
-    return order[start:] if len(order) - start <= FEW_OVER_BOUND else None
+    return order[start:] if len(order) - start <= few else None
 
 
 def count_order(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
     """The tokens ordered by how many characters they begin from S-state r, and those counts
-    (ascending; kept per vocabulary and r, ~2 ms to build over o200k_base)."""
+    (ascending; kept per vocabulary and r)."""
     return kept_on(trie, _count_order_key(r), lambda: _count_order(trie, r))
 
 
@@ -379,57 +345,44 @@ def _count_order(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
     return order, counts
 
 
-FEW_OVER_BOUND = 4096
-"""`over_bound` lists the tokens over a bound when at most this many are (a bitmask's bits cleared
-one by one cost ~2 ns each, a comparison over the vocabulary ~0.1 ms)."""
-
-
 def count_bound_bits(trie: VocabTrie, r: int, most: int) -> np.ndarray:
     """The bitmask (`packed`) of the tokens that begin at most `most` characters from S-state r
     (``token_counts <= most`` of `count_tables`), kept per vocabulary, least recently used first out."""
-    return kept_in_cache(trie, "count-bounds", COUNT_BOUNDS, (r, most),
+    return kept_in_cache(trie, "count-bounds", DEFAULT_TUNING.count_bounds, (r, most),
                          lambda: packed(count_tables(trie, r)[0] <= most))
 
 
 _MISSING = object()
 
 
-def kept_in_cache(trie: VocabTrie, name: str, maxsize: int, key: tuple, build: Callable[[], object],
-                  getsizeof: Callable[[object], int] | None = None) -> object:
-    """``build()`` kept under `key` in the vocabulary's bounded cache `name` (a
-    `cachetools.LRUCache` of `maxsize`, each entry weighing ``getsizeof(entry)`` if given, else 1;
-    least recently used first out), built on first use."""
-    cache = kept_on(trie, (name,), lambda: (cachetools.LRUCache(maxsize=maxsize, getsizeof=getsizeof),))[0]
+def kept_in_cache(trie: VocabTrie, name: str, budget: int, key: tuple, build: Callable[[], object],
+                  weigh: Callable[[object], int] | None = None) -> object:
+    """``build()`` kept under `key` in the vocabulary's `BoundedCache` `name` (of `budget`, each
+    entry weighing ``weigh(entry)`` if given, else 1), built on first use."""
+    cache = kept_on(trie, (name,), lambda: (BoundedCache(budget, weigh),))[0]
     with trie.tables_lock:
         found = cache.get(key, _MISSING)
     if found is _MISSING:
         found = build()
         with trie.tables_lock:
-            cache[key] = found
+            cache.put(key, found)
     return found
 
 
 def kept_on(trie: VocabTrie, key: tuple, build: Callable[[], tuple]) -> tuple:
-    """``trie.tables[key]``, built by `build` the first time (once, whatever the threads)."""
-    found = trie.tables.get(key)
-    if found is not None:
-        return found
-    with trie.tables_lock:
-        found = trie.tables.get(key)
-        if found is None:
-            found = trie.tables[key] = build()
-    return found
+    """``trie.tables[key]``, built by `build` the first time (`VocabTrie.kept`: once, whatever the
+    threads, outside any mask step's deadline)."""
+    return trie.kept(key, build)
 
 
 def build_all_tables(trie: VocabTrie) -> None:
     """`string_tables` of every interior state of S and of the state before its opening quote
-    (~21 x 3 ms and ~5 MB over o200k_base), the `count_tables` of S's body, of that state and of
-    the state after a backslash (~3 x 4 ms, 1.2 MB; another begun character's are built when
-    first met), the tokens of S's body ordered by count (`count_order`, ~2 ms, 1.2 MB) and the
-    `key_tables` (~2 x 3 ms): a
+    , the `count_tables` of S's body, of that state and of the state after a backslash (another
+    begun character's are built when first met), the tokens of S's body ordered by count
+    (`count_order`) and the `key_tables`: a
     `brzozowski.vocab.vocabulary.Vocabulary` builds them with its trie, so no mask step waits for one; so
     is the process's pairing of begun characters with S's states (`recognize_counted` needs it
-    inside any multi-byte character, ~5 ms once)."""
+    inside any multi-byte character, once)."""
     s = string_automaton()
     for r in (*s.interior, s.opening):
         string_tables(trie, r)
@@ -450,7 +403,7 @@ def key_tables(trie: VocabTrie, opened: bool = True) -> StringTables:
     """`string_tables` for the inside of a plain key (``[ !#-\\[\\]-~]*"``, built once, kept on the
     trie): ``inside`` (the tokens of plain bytes only), the ``closing`` nodes (plain bytes, then
     the quote) and the tokens past them. `brzozowski.masks.index.TokenIndex` serves the states inside an
-    open object's key from them (see its ``_key_mask``). Not `opened`: the same with the key's
+    open object's key from them (`brzozowski.json.masks.keys`). Not `opened`: the same with the key's
     opening quote first (``"[ !#-\\[\\]-~]*"``), for the state before it."""
     def build() -> StringTables:
         key = np.full((3, 256), DEAD, dtype=np.int32)  # 0: before the opening quote; 1: in the key
@@ -497,7 +450,7 @@ def tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int,
 
 
 def codes_from(trie: TokenTrie, trans: TransitionTable | ClassTable, r: int,
-               labels: np.ndarray | None = None) -> np.ndarray:
+               labels: np.ndarray | None = None, tuning: Tuning = DEFAULT_TUNING) -> np.ndarray:
     """The code (`brzozowski.automata.codes`) of the state every node of the trie leads to from state r
     (+ the sentinel node: DEAD), level by level (rows filled as the levels meet their states):
     a whole level at once while many of its parents live, else only the live parents' children.
@@ -510,10 +463,10 @@ def codes_from(trie: TokenTrie, trans: TransitionTable | ClassTable, r: int,
     live = np.zeros(1, dtype=np.intp)  # the live nodes of the level above
     widest = 1  # the most live nodes of a level so far
     for lo, hi, _, _ in trie.level_views:
-        if len(live) <= PYTHON_TAIL_NODES < widest and isinstance(trans, ClassTable):
+        if len(live) <= tuning.python_tail_nodes < widest and isinstance(trans, ClassTable):
             _codes_below(trie, trans.flat, labels, live, codes)  # the tail, past the wide levels
             break
-        if 8 * len(live) >= hi - lo:
+        if tuning.dense_codes_fraction * len(live) >= hi - lo:
             parent_codes = codes[trie.parent[lo:hi]]
             codes[lo:hi] = trans.ensure(parent_codes).take(parent_codes + labels[lo:hi])
             live = np.flatnonzero(codes[lo:hi]) + lo
@@ -527,11 +480,6 @@ def codes_from(trie: TokenTrie, trans: TransitionTable | ClassTable, r: int,
         if not len(live):
             break  # every node below is DEAD (0) already
     return codes
-
-
-PYTHON_TAIL_NODES = 32
-"""`codes_from` reads the nodes below at most this many live nodes of a level in plain Python (the
-few long tokens, a hundred levels deep: a numpy call per level costs more than its nodes)."""
 
 
 def _codes_below(trie: TokenTrie, flat: np.ndarray, labels: np.ndarray, nodes: np.ndarray,

@@ -171,7 +171,7 @@ PLAIN_KEY_BITS = sum(1 << b for b in range(0x20, 0x7F)) & ~((1 << 0x22) | (1 << 
 #: The tries of plain keys but a few names that `brzozowski.json.compiler` builds (an open
 #: object's other keys): the root's term -> (its children by byte, every other node of the trie ->
 #: its children by byte), the children being the options ``c·child``. The masks read key states
-#: off such a node without checking its shape again (`brzozowski.masks.index.TokenIndex._key_node`).
+#: off such a node without checking its shape again (`brzozowski.json.masks.keys.NamedKeys.key_node`).
 #: Weak: an entry lasts as long as its root.
 PLAIN_KEY_TRIES: weakref.WeakKeyDictionary[Term, tuple[dict[int, Term], dict[Term, dict[int, Term]]]] = (
     weakref.WeakKeyDictionary())

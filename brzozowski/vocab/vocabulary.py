@@ -2,8 +2,9 @@
 
 A `Vocabulary` is a tokenizer's token bytes (``None`` for a special token) and its EOS id, with what
 every `brzozowski.masks.index.TokenIndex` over it reads: the byte trie (`VocabTrie`) and, built on first
-use, per-vocabulary tables (the JSON-string tables of `brzozowski.json.string_masks`). Build it once per
-tokenizer; an index over it then costs microseconds.
+use, per-vocabulary tables that the layers above register a *preparer* for (`register_preparer`:
+`brzozowski.json` registers its string, key, format and numeral tables). Build it once per tokenizer;
+an index over it then costs microseconds. This module imports nothing above the vocabulary layer.
 
 Invariant: everything here depends on the token bytes alone (never on an automaton), is immutable
 once built, and is the same whichever index asks first, so it may be shared between indexes and
@@ -25,25 +26,25 @@ children, the tokens ending at it. A walk (`brzozowski.masks.index`) reads one l
 
 A pattern's byte classes (bytes that lead everywhere to the same states) merge tokens that agree
 class by class: `class_trie` is the trie of the tokens' *class strings*, derived from the byte trie
-(tens of milliseconds over o200k_base), shared per (vocabulary, byte partition) by
+(once per partition: it costs many walks), shared per (vocabulary, byte partition) by
 `shared_class_trie`. Its nodes carry the lowest byte of their class, so a walk runs unchanged on it.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import cachetools
 import numpy as np
 
-from ..errors import VocabularyError
-from ..json.string_masks import build_all_tables
+from ..budget import DEFAULT_LIMITS, outside_deadline
+from ..errors import InputLimitError, VocabularyError
 
 __all__ = [
-    "TokenTrie", "VocabTrie", "Vocabulary", "class_trie", "merged_classes", "shared_class_trie",
-    "token_trie", "vocab_trie",
+    "TokenTrie", "VocabTrie", "Vocabulary", "checked_token_bytes", "class_trie", "merged_classes",
+    "register_preparer", "shared_class_trie", "token_trie", "vocab_trie",
 ]
 
 _SHARED_TRIES = 4  # how many vocabulary tries `vocab_trie` keeps for reuse
@@ -145,7 +146,7 @@ class TokenTrie:
     def python_view(self) -> tuple[bytes, memoryview, memoryview]:
         """``byte`` as a bytes object (``labels.find(b, lo, hi)`` finds a child by its byte), and
         ``child_lo``, ``child_count`` as memoryviews: what a walk in plain Python reads (built
-        once, ~1 ms; indexing a memoryview gives a Python int without numpy's scalar overhead)."""
+        once; indexing a memoryview gives a Python int without numpy's scalar overhead)."""
         view = self._python_view
         if view is None:
             view = self._python_view = (self.byte.astype(np.uint8).tobytes(),
@@ -206,6 +207,36 @@ class VocabTrie(TokenTrie):
         self.tokens: tuple[bytes | None, ...] = tuple(tokens)
         self.tables: dict[Any, Any] = {}
         self.tables_lock = threading.RLock()  # a table's build may ask for another table
+        self.prepared: set = set()  # the preparers (`register_preparer`) run on this trie
+
+    @property
+    def longest_token(self) -> int:
+        """The bytes of the longest token (the trie's depth)."""
+        return len(self.level_start) - 2
+
+    def kept(self, key: Hashable, build: Callable[[], object]) -> object:
+        """``tables[key]``, built by `build` the first time (once, whatever the threads; outside any
+        mask step's deadline: one-time work). `key` names its owner (a class or module object
+        first), so layers never collide."""
+        found = self.tables.get(key)
+        if found is not None:
+            return found
+        with self.tables_lock:
+            found = self.tables.get(key)
+            if found is None:
+                with outside_deadline():
+                    found = self.tables[key] = build()
+        return found
+
+
+_PREPARERS: list[Callable[[VocabTrie], None]] = []
+
+
+def register_preparer(prepare: Callable[[VocabTrie], None]) -> None:
+    """Have every `Vocabulary` built from now on call ``prepare(trie)`` once per trie: a layer above
+    builds its per-vocabulary tables then, so that no mask step waits for one."""
+    if prepare not in _PREPARERS:
+        _PREPARERS.append(prepare)
 
 
 class Vocabulary:
@@ -213,25 +244,26 @@ class Vocabulary:
 
     `tokens`: token id -> bytes, or None for a token that is never allowed (a special token), or a
     prebuilt `VocabTrie`. `eos_id`: the end-of-sequence token (allowed exactly in accepting
-    states), or None. Building it builds the byte trie (~0.2 s over o200k_base, shared with every
-    other `Vocabulary` of the same tokens), the JSON-string tables (`brzozowski.json.string_masks`,
-    ~0.1 s), and the formats' class tries, the tables of their first states, the exits of every
-    state of the narrow formats (a date's, a UUID's) and of the plain numbers, and the tokens that
-    begin with a digit or a minus sign, which bounded integers read (`brzozowski.json.leaf_masks.
-    prepare_leaves`, ~0.4 s); all are kept on the trie (~50 MB in all
-    over o200k_base). Passing a `Vocabulary` to `brzozowski.masks.index.TokenIndex` then costs
-    microseconds per index; passing the token list makes every index look the trie up by the
-    tokens' contents (hashing every token: ~10-30 ms over o200k_base).
+    states), or None. `max_token_bytes`: the longest token allowed (`brzozowski.budget.Limits`;
+    `InputLimitError` past it). Building it builds the byte trie (shared with every other
+    `Vocabulary` of the same tokens), then runs every registered preparer once per trie
+    (`register_preparer`: the JSON tables, `brzozowski.json.masks`), all kept on the trie. Passing a
+    `Vocabulary` to `brzozowski.masks.index.TokenIndex` then costs no table building; passing the
+    token list makes every index look the trie up by the tokens' contents (hashing every token).
     """
 
     __slots__ = ("eos_id", "trie")
 
-    def __init__(self, tokens: Sequence[bytes | None] | VocabTrie, eos_id: int | None = None) -> None:
-        self.trie = vocab_trie(tokens)
+    def __init__(self, tokens: Sequence[bytes | None] | VocabTrie, eos_id: int | None = None,
+                 max_token_bytes: int | None = DEFAULT_LIMITS.max_token_bytes) -> None:
+        self.trie = vocab_trie(tokens, max_token_bytes)
         self.eos_id = checked_eos(eos_id, self.trie.vocab_size)
-        build_all_tables(self.trie)
-        from ..json.leaf_masks import prepare_leaves  # (it reads this module's tries: imported here)
-        prepare_leaves(self.trie)
+        for prepare in _PREPARERS:
+            if prepare not in self.trie.prepared:
+                with self.trie.tables_lock:
+                    if prepare not in self.trie.prepared:
+                        prepare(self.trie)
+                        self.trie.prepared.add(prepare)
 
     @property
     def tokens(self) -> tuple[bytes | None, ...]:
@@ -337,13 +369,19 @@ _trie_lock = threading.Lock()
 _tries: cachetools.LRUCache = cachetools.LRUCache(maxsize=_SHARED_TRIES)
 
 
-def vocab_trie(vocab: Sequence[bytes | None] | VocabTrie | Vocabulary) -> VocabTrie:
-    """The `VocabTrie` of `vocab`, built once and shared (the last few vocabularies are kept)."""
+def vocab_trie(vocab: Sequence[bytes | None] | VocabTrie | Vocabulary,
+               max_token_bytes: int | None = DEFAULT_LIMITS.max_token_bytes) -> VocabTrie:
+    """The `VocabTrie` of `vocab`, built once and shared (the last few vocabularies are kept);
+    `InputLimitError` if a token is longer than `max_token_bytes` (None: no limit)."""
     if isinstance(vocab, VocabTrie):
-        return vocab
+        return checked_token_bytes(vocab, max_token_bytes)
     if isinstance(vocab, Vocabulary):
-        return vocab.trie
+        return checked_token_bytes(vocab.trie, max_token_bytes)
     tokens = tuple(_validated(vocab))
+    if max_token_bytes is not None:
+        for t, data in enumerate(tokens):
+            if data is not None and len(data) > max_token_bytes:
+                raise _too_long(t, len(data), max_token_bytes)
     with _trie_lock:
         found = _tries.get(tokens)
     if found is None:
@@ -351,6 +389,18 @@ def vocab_trie(vocab: Sequence[bytes | None] | VocabTrie | Vocabulary) -> VocabT
         with _trie_lock:
             found = _tries.setdefault(tokens, found)
     return found
+
+
+def checked_token_bytes(trie: VocabTrie, max_token_bytes: int | None) -> VocabTrie:
+    """`trie`, or `InputLimitError` if a token is longer than `max_token_bytes` (None: no limit)."""
+    if max_token_bytes is not None and trie.longest_token > max_token_bytes:
+        t = max(range(trie.vocab_size), key=lambda t: len(trie.tokens[t] or b""))
+        raise _too_long(t, len(trie.tokens[t]), max_token_bytes)
+    return trie
+
+
+def _too_long(t: int, length: int, most: int) -> InputLimitError:
+    return InputLimitError(f"token {t} is {length} bytes long: over Limits.max_token_bytes ({most})")
 
 
 _class_trie_lock = threading.Lock()
