@@ -32,9 +32,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .errors import ArgumentError, TimeBudgetError
+from .errors import ArgumentError, InputTypeError, TimeBudgetError
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "check_deadline", "within"]
+__all__ = ["DEFAULT_LIMITS", "Limits", "check_deadline", "require_limits", "within"]
 
 
 @dataclass(frozen=True)
@@ -53,15 +53,33 @@ class Limits:
     mask_seconds: float | None = 0.5
     """Wall time for one mask or one advance: the states it explores and the trie walk it does."""
 
+    pattern_length: int | None = 100_000
+    """Characters of one pattern's text (`parse`, `regex_to_dfa` and `LazyDFA` of a pattern, a
+    schema's ``pattern``): a longer one is refused before it is read, since parsing alone costs
+    time and memory in proportion to it (a term per character). The longest pattern of the real
+    schema corpus is a few hundred characters; a literal of this length already needs as many
+    states as the default state budget allows."""
+
     def __post_init__(self) -> None:
         for name in ("compile_seconds", "mask_seconds"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                       or not value > 0):
                 raise ArgumentError(f"Limits.{name} must be a positive number of seconds or None, not {value!r}")
+        for name in ("pattern_length",):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ArgumentError(f"Limits.{name} must be a whole number of at least 1 or None, not {value!r}")
 
 
 DEFAULT_LIMITS = Limits()
+
+
+def require_limits(limits: object) -> Limits:
+    """`limits` itself if it is a `Limits`, else `InputTypeError` naming the argument."""
+    if not isinstance(limits, Limits):
+        raise InputTypeError(f"limits must be a brzozowski.Limits, not {type(limits).__name__}: {limits!r:.60}")
+    return limits
 
 
 class _Deadline:

@@ -13,7 +13,7 @@ import weakref
 
 import pytest
 
-from brzozowski import LazyDFA, Vocabulary, freeze_long_lived, regex_to_dfa
+from brzozowski import LazyDFA, Limits, Vocabulary, freeze_long_lived, regex_to_dfa
 from brzozowski.core.derivatives import derivative_classes, derivative_of_string, matches
 from brzozowski.errors import BrzozowskiError, StateBudgetError
 from brzozowski.automata.lazy import positions
@@ -29,15 +29,15 @@ def test_the_issue_example_compiles():
 
 
 def test_long_literal():
-    data = b"ab" * 50_000
-    dfa = regex_to_dfa(data.decode(), max_states=200_000)
+    data = b"ab" * 50_000  # the longest pattern `Limits.pattern_length` allows by default
+    dfa = regex_to_dfa(data.decode(), max_states=200_000, limits=Limits(compile_seconds=None))
     assert dfa.n_states == len(data) + 1
     assert dfa.matches(data) and not dfa.matches(data[:-1]) and not dfa.matches(data + b"a")
 
 
 def test_long_literal_over_the_default_budget_is_a_budget_error():
     with pytest.raises(StateBudgetError):
-        regex_to_dfa("a" * 100_000)
+        regex_to_dfa("a" * 100_000, limits=Limits(compile_seconds=None))
 
 
 def test_a_chain_is_minimized_in_near_linear_time():
