@@ -225,13 +225,12 @@ def regex_to_dfa(pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STAT
 def explore(lazy: LazyDFA) -> tuple[np.ndarray, np.ndarray]:
     """Visit every state reachable from the start. Return (accept, columns) in discovery order:
     `columns[s, k]` is the transition of state s on class k of `lazy.byte_classes`. Each state
-    visited checks the current deadline."""
+    created, and each derivative taken, checks the current deadline (`brzozowski.automata.lazy`)."""
     if not isinstance(lazy, LazyDFA):
         raise InputTypeError(f"explore takes a LazyDFA, not {type(lazy).__name__}")
     rows = []
     state = 0
     while state < lazy.n_states:  # class_row() may discover states: they are numbered at the end
-        check_deadline()
         rows.append(lazy.class_row(state))
         state += 1
     accept = np.fromiter((lazy.is_accepting(s) for s in range(lazy.n_states)), bool, lazy.n_states)
@@ -329,6 +328,9 @@ def minimize(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:
     return _hopcroft(block, n_blocks, columns)
 
 
+_SPLITTERS_PER_CHECK = 64  # Hopcroft checks the deadline once per this many splitters
+
+
 def _hopcroft(block: np.ndarray, n_blocks: int, columns: np.ndarray) -> np.ndarray:
     """Refine the partition `block` until it is stable (Hopcroft 1971, with the array-based
     partition of Valmari and Lehtinen 2008, so that a split costs the size of its smaller side).
@@ -355,8 +357,11 @@ def _hopcroft(block: np.ndarray, n_blocks: int, columns: np.ndarray) -> np.ndarr
     marked = [0] * (n_blocks + 1)
     worklist = [(b, c) for b in range(n_blocks + 1) for c in range(n_classes)]
     waiting = set(worklist)
+    popped = 0
     while worklist:
-        check_deadline()
+        popped += 1
+        if popped % _SPLITTERS_PER_CHECK == 0:
+            check_deadline()
         splitter = worklist.pop()
         waiting.discard(splitter)
         splitter_block, c = splitter

@@ -25,9 +25,10 @@ Invariants:
   the states stay few, so the state count alone would let one pattern run for minutes (a wide
   alternation under a complement or an intersection, ``~((.{0,100}){0,100})``, is never a state's
   top, hence `Term.widest`). So is every term `step` reads a token's bytes through.
-- **Time.** Every state created, every transition derived and every term an emptiness search
-  explores checks the current deadline (`brzozowski.budget.check_deadline`, never per byte read
-  along known transitions): whoever opened one bounds the work. `LazyDFA` of a pattern's text
+- **Time.** Every state created and every term an emptiness search explores checks the current
+  deadline (`brzozowski.budget.check_deadline`), as does every derivative rule run
+  (`brzozowski.core.derivatives`), never a byte read along a known transition or a memo: whoever
+  opened a deadline bounds the work. `LazyDFA` of a pattern's text
   opens ``limits.compile_seconds`` around its parse and its emptiness test; a state created later,
   inside a mask step, falls under the deadline of that step (`brzozowski.masks.index.TokenIndex`
   opens ``mask_seconds``). Past it, `TimeBudgetError`.
@@ -540,9 +541,7 @@ class LazyDFA:
         return class_map
 
     def _compute(self, state: int, index: int) -> int:
-        """Fill the transition of `state` on class `index`: one derivative for the whole class
-        (after a check of the current deadline)."""
-        check_deadline()
+        """Fill the transition of `state` on class `index`: one derivative for the whole class."""
         with self._lock:
             target = self._targets[state][index]
             if target != _UNKNOWN:  # another thread was first
