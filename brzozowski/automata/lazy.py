@@ -303,7 +303,7 @@ def state_argument(state: object, n_states: int, so_far: str = "") -> int:
     try:
         number = operator.index(state)
     except TypeError:
-        raise InputTypeError(f"a state is a whole number, not {type(state).__name__}: {state!r:.40}") from None
+        raise InputTypeError(f"state must be a whole number, not {type(state).__name__}: {state!r:.40}") from None
     if not 0 <= number < n_states:
         raise StateError(f"state {number} does not exist (states 0..{n_states - 1}{so_far})")
     return number
