@@ -116,7 +116,8 @@ def main() -> None:
         cells = []
         for _, tree in trees:
             cells += run(tree, code, args.timeout)
-        print(f"| {case} | " + " | ".join(cells) + " |", flush=True)
+        row = [case, *cells]
+        print("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |", flush=True)
 
 
 if __name__ == "__main__":
