@@ -370,6 +370,7 @@ _TABLE = np.zeros((1, 256), dtype=np.int32)
         (lambda: LazyDFA("ab").row(5), StateError, "state 5 does not exist"),
         (lambda: LazyDFA("ab").next_state(0, 256), InputTypeError, "b must be a byte (an int 0..255), not 256"),
         (lambda: LazyDFA("ab").next_state(0, "a"), InputTypeError, "b must be a byte"),
+        (lambda: LazyDFA("ab").next_state(0, -1), InputTypeError, "b must be a byte (an int 0..255), not -1"),
         (lambda: LazyDFA("ab").state_of("a"), InputTypeError, "state_of takes a Term, not 'a'"),
         (lambda: regex_to_dfa("ab").matches("ab"), InputTypeError, "data must be bytes, not str 'ab' (encode it"),
         (lambda: regex_to_dfa("ab").step(0, 97), InputTypeError, "data must be bytes, not int"),

@@ -26,7 +26,7 @@ Invariants:
   alternation under a complement or an intersection, ``~((.{0,100}){0,100})``, is never a state's
   top, hence `Term.widest`). So is every term `step` reads a token's bytes through.
 - **Time.** Every state created and every term an emptiness search explores checks the current
-  deadline (`brzozowski.budget.check_deadline`), as does every derivative rule run
+  deadline (`brzozowski.budget.check_deadline`), as does a derivative that runs many rules
   (`brzozowski.core.derivatives`), never a byte read along a known transition or a memo: whoever
   opened a deadline bounds the work. `LazyDFA` of a pattern's text
   opens ``limits.compile_seconds`` around its parse and its emptiness test; a state created later,
@@ -388,6 +388,8 @@ class LazyDFA:
         class_bytes = self._class_map(self._check(state)).class_bytes
         try:
             index = class_bytes[b]
+            if b < 0:  # (bytes index from the end)
+                raise IndexError
         except (IndexError, TypeError):
             raise InputTypeError(f"b must be a byte (an int 0..255), not {b!r:.40}") from None
         target = self._targets[state][index]
