@@ -32,9 +32,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .errors import ArgumentError, TimeBudgetError
+from .errors import ArgumentError, InputTypeError, TimeBudgetError
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "check_deadline", "outside_deadline", "within"]
+__all__ = ["DEFAULT_LIMITS", "Limits", "check_deadline", "outside_deadline", "require_limits", "within"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,13 @@ class Limits:
     """The longest token a vocabulary may hold: real tokenizers' longest are a few hundred bytes (runs
     of spaces or dashes), and a mask's walk does one level per byte of the longest token."""
 
+    pattern_length: int | None = 100_000
+    """Characters of one pattern's text (`parse`, `regex_to_dfa` and `LazyDFA` of a pattern, a
+    schema's ``pattern``): a longer one is refused before it is read, since parsing alone costs
+    time and memory in proportion to it (a term per character). The longest pattern of the real
+    schema corpus is a few hundred characters; a literal of this length already needs as many
+    states as the default state budget allows."""
+
     def __post_init__(self) -> None:
         for name in ("compile_seconds", "mask_seconds"):
             value = getattr(self, name)
@@ -96,10 +103,17 @@ class Limits:
 
 
 _COUNTS = ("max_schema_depth", "max_document_depth", "max_schema_bytes", "max_properties",
-           "max_enum_members", "max_literal_length", "max_contains_count", "max_token_bytes")
+           "max_enum_members", "max_literal_length", "max_contains_count", "max_token_bytes", "pattern_length")
 
 
 DEFAULT_LIMITS = Limits()
+
+
+def require_limits(limits: object) -> Limits:
+    """`limits` itself if it is a `Limits`, else `InputTypeError` naming the argument."""
+    if not isinstance(limits, Limits):
+        raise InputTypeError(f"limits must be a brzozowski.Limits, not {type(limits).__name__}: {limits!r:.60}")
+    return limits
 
 
 class _Deadline:

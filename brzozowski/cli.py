@@ -28,7 +28,8 @@ from typing import Sequence
 
 from . import __version__
 from .automata.dfa import regex_to_dfa
-from .errors import BrzozowskiError, GoldenError, InputFileError, StateBudgetError
+from .budget import DEFAULT_LIMITS, Limits
+from .errors import BrzozowskiError, GoldenError, InputFileError, StateBudgetError, TimeBudgetError
 from .automata.lazy import DEFAULT_MAX_STATES
 from .json.compiler import DEFAULT_MAX_DEPTH
 
@@ -38,7 +39,7 @@ _WIDTH = 100  # long lines (a DFA's accepting states) are wrapped at this width
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
-    dfa = regex_to_dfa(args.pattern, max_states=args.max_states)
+    dfa = regex_to_dfa(args.pattern, max_states=args.max_states, limits=_limits(args))
     if args.json:
         print(dfa.to_json())
     elif args.dot:
@@ -64,7 +65,7 @@ def _cmd_masks(args: argparse.Namespace) -> int:
     t1 = time.perf_counter()
     trie = vocab_trie(vocab)
     t2 = time.perf_counter()
-    dfa = regex_to_dfa(args.pattern, max_states=args.max_states)
+    dfa = regex_to_dfa(args.pattern, max_states=args.max_states, limits=_limits(args))
     t3 = time.perf_counter()
     index = TokenIndex(dfa, trie, eos_id=eos_id)
     index.set_strategy(expansion=args.walk)
@@ -263,7 +264,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     regex = json_schema_to_regex(schema)
     t1 = time.perf_counter()
-    dfa = regex_to_dfa(regex, max_states=args.max_states)
+    dfa = regex_to_dfa(regex, max_states=args.max_states, limits=_limits(args))
     t2 = time.perf_counter()
     print(f"regex ({len(regex):,} characters, built in {1e3 * (t1 - t0):.1f} ms):")
     print(regex)
@@ -394,6 +395,24 @@ def _register_compile(commands) -> None:
 def _add_max_states(command) -> None:
     command.add_argument("--max-states", type=_positive, default=DEFAULT_MAX_STATES,
                          help=f"the state budget (default {DEFAULT_MAX_STATES:,})")
+    command.add_argument("--compile-seconds", type=_seconds, default=DEFAULT_LIMITS.compile_seconds,
+                         help=f"the compile deadline of regex_to_dfa (default {DEFAULT_LIMITS.compile_seconds:g}; "
+                         "0: none, for trusted patterns)")
+
+
+def _seconds(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {text}")
+    return value or None
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    """The limits of a command: the defaults with its --compile-seconds."""
+    return Limits(compile_seconds=args.compile_seconds)
 
 
 def _register_masks(commands) -> None:
@@ -465,8 +484,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = args.run(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return status
-    except StateBudgetError as error:
-        print(f"brzozowski {args.command}: error: {error} (the command-line flag is --max-states)",
+    except (StateBudgetError, TimeBudgetError) as error:
+        flag = "--max-states" if isinstance(error, StateBudgetError) else "--compile-seconds"
+        print(f"brzozowski {args.command}: error: {error} (the command-line flag is {flag})",
               file=sys.stderr)
         return 2
     except BrzozowskiError as error:

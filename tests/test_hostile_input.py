@@ -5,6 +5,7 @@ silently wrong answer. Every case here failed (crashed, or was accepted) before 
 from __future__ import annotations
 
 import json
+import random
 import re
 import sys
 import time
@@ -324,3 +325,254 @@ def test_any_python_value_is_refused_or_compiled_exactly(values, kind):
         assert re.fullmatch(regex.encode(), text.encode())
         assert json.loads(text) == value
         assert jsonschema.Draft202012Validator(schema).is_valid(json.loads(text))
+
+
+# -- issue 39: every public function of the automata and core layers checks its arguments --------
+
+from brzozowski import (  # noqa: E402
+    DFA,
+    InputLimitError,
+    Limits,
+    Oracle,
+    TimeBudgetError,
+    alt,
+    check_golden,
+    compl,
+    concat,
+    inter,
+    parse,
+)
+from brzozowski.budget import within  # noqa: E402
+from brzozowski.core.derivatives import derivative  # noqa: E402
+from brzozowski.errors import ArgumentError, GoldenError, GoldenMismatchError, StateError, TableError  # noqa: E402
+from brzozowski.golden import load_golden  # noqa: E402
+
+_A = parse("a")
+_TABLE = np.zeros((1, 256), dtype=np.int32)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "says"),
+    [
+        (lambda: parse(b"a"[0]), InputTypeError, "pattern must be a str or bytes, not int"),
+        (lambda: parse(bytearray(b"a")), InputTypeError, "pattern must be a str or bytes, not bytearray"),
+        (lambda: parse("a", limits={"pattern_length": 3}), InputTypeError, "limits must be a brzozowski.Limits"),
+        (lambda: regex_to_dfa(3.5), InputTypeError, "pattern must be a str, bytes or Term, not float"),
+        (lambda: regex_to_dfa("a", limits=None), InputTypeError, "limits must be a brzozowski.Limits, not NoneType"),
+        (lambda: regex_to_dfa("a", max_states=0), ArgumentError, "max_states must be at least 1"),
+        (lambda: LazyDFA(None), InputTypeError, "pattern must be a str, bytes or Term, not NoneType"),
+        (lambda: LazyDFA("a", max_alternatives="9"), InputTypeError, "max_alternatives is a whole number"),
+        (lambda: LazyDFA("a", limits=1), InputTypeError, "limits must be a brzozowski.Limits, not int"),
+        (lambda: LazyDFA("ab").matches("ab"), InputTypeError, "data must be bytes, not str 'ab' (encode it"),
+        (lambda: LazyDFA("ab").step(0, [97]), InputTypeError, "data must be bytes, not list"),
+        (lambda: LazyDFA("ab").step("0", b"a"), InputTypeError, "state must be a whole number, not str"),
+        (lambda: LazyDFA("ab").is_accepting(1.0), InputTypeError, "state must be a whole number, not float"),
+        (lambda: LazyDFA("ab").row(5), StateError, "state 5 does not exist"),
+        (lambda: LazyDFA("ab").next_state(0, 256), InputTypeError, "b must be a byte (an int 0..255), not 256"),
+        (lambda: LazyDFA("ab").next_state(0, "a"), InputTypeError, "b must be a byte"),
+        (lambda: LazyDFA("ab").next_state(0, -1), InputTypeError, "b must be a byte (an int 0..255), not -1"),
+        (lambda: LazyDFA("ab").state_of("a"), InputTypeError, "state_of takes a Term, not 'a'"),
+        (lambda: regex_to_dfa("ab").matches("ab"), InputTypeError, "data must be bytes, not str 'ab' (encode it"),
+        (lambda: regex_to_dfa("ab").step(0, 97), InputTypeError, "data must be bytes, not int"),
+        (lambda: regex_to_dfa("ab").step(0.0, b"a"), InputTypeError, "state must be a whole number, not float"),
+        (lambda: regex_to_dfa("ab").row(-2), StateError, "state -2 does not exist"),
+        (lambda: DFA("yes", _TABLE), InputTypeError, "accept must be an array of bools, not str"),
+        (lambda: DFA([True], _TABLE + 0.5), InputTypeError, "trans must be an array of integers, not ndarray of float64"),
+        (lambda: DFA(None, _TABLE), InputTypeError, "accept must be an array of bools, not NoneType"),
+        (lambda: DFA([2], _TABLE), TableError, "accept must hold bools (or 0 and 1)"),
+        (lambda: DFA([True], np.full((1, 256), 2**40)), TableError, "trans entries must lie in -1..0"),
+        (lambda: DFA([True], [[0] * 256, [0]]), TableError, "trans must be a rectangular array"),
+        (lambda: alt(_A, "b"), InputTypeError, "alt's operand 1 must be a Term"),
+        (lambda: concat(_A, _A, 3), InputTypeError, "concat's operand 2 must be a Term"),
+        (lambda: inter(None, _A), InputTypeError, "inter's operand 0 must be a Term"),
+        (lambda: compl("a"), InputTypeError, "compl's operand 0 must be a Term"),
+        (lambda: Oracle(["a"], [b"a"]), InputTypeError, "pattern must be a str or bytes, not list"),
+        (lambda: Oracle("a", "abc"), InputTypeError, "vocab must be a sequence of token bytes, not str"),
+        (lambda: Oracle("a", [b"a", "b"]), InputTypeError, "vocab[1] must be bytes or None, not str"),
+        (lambda: Oracle("a", [b"a"], eos_id="0"), InputTypeError, "eos_id must be an int or None, not str"),
+        (lambda: Oracle("a", [b"a"], eos_id=True), InputTypeError, "eos_id must be an int or None, not bool"),
+        (lambda: Oracle("a", [b"a"]).after("a"), InputTypeError, "text must be bytes, not str 'a'"),
+        (lambda: Oracle("a", [b"a"]).allowed(b"a"), InputTypeError, "d must be a Term"),
+        (lambda: check_golden([{"cases": []}]), InputTypeError, "data must be a golden document (a dict) or a path, not list"),
+        (lambda: check_golden(cases="hand_example"), InputTypeError, "cases must be a list of case names, not str"),
+        (lambda: check_golden(cases=[3]), InputTypeError, "cases must be case names (str)"),
+        (lambda: check_golden(cases=7), InputTypeError, "cases must be a list of case names, not int"),
+        (lambda: check_golden(automaton=["dfa"]), GoldenError, "automaton must be 'dfa' or 'lazy'"),
+        (lambda: load_golden(42), InputTypeError, "path must be a str or a pathlib path, not int"),
+        (lambda: Limits(pattern_length=0), ArgumentError, "Limits.pattern_length must be a positive integer"),
+        (lambda: Limits(pattern_length=2.5), ArgumentError, "Limits.pattern_length must be a positive integer"),
+    ],
+)
+def test_every_wrong_argument_is_the_documented_error_naming_it(call, error, says):
+    """Before: DFA.matches("text") an IndexError, LazyDFA.matches a TypeError from deep inside,
+    check_golden([...]) a TypeError from pathlib, alt("a") an AttributeError, DFA with float
+    transitions silently truncated them to states."""
+    with pytest.raises(error) as raised:
+        call()
+    assert says in str(raised.value)
+    assert isinstance(raised.value, BrzozowskiError)
+    if error is InputTypeError:
+        assert isinstance(raised.value, TypeError)
+
+
+def test_bytes_like_data_and_numpy_states_are_accepted():
+    dfa, lazy = regex_to_dfa("ab+"), LazyDFA("ab+")
+    for automaton in (dfa, lazy):
+        assert automaton.matches(bytearray(b"abb")) and automaton.matches(memoryview(b"ab"))
+        state = automaton.step(np.int64(0), b"a")
+        assert automaton.is_accepting(automaton.step(np.int32(state), b"b"))
+    assert DFA(np.array([1, 0]), np.zeros((2, 256), dtype=np.int64)).accept.tolist() == [True, False]
+    assert check_golden(cases=("hand_example",)) == []  # any iterable of names
+    with pytest.raises(GoldenMismatchError):  # a path that is not a golden file: as before
+        check_golden("/no/such/golden.json")
+
+
+# -- issue 39: hostile patterns end within their budget -------------------------------------------
+
+SLACK = 2.0  # seconds a loaded machine may add to a budget before the test calls it a hang
+
+
+def _refused_within(call, error, budget, says):
+    start = time.perf_counter()
+    with pytest.raises(error) as raised:
+        call()
+    elapsed = time.perf_counter() - start
+    assert says in str(raised.value)
+    assert elapsed < budget + SLACK, f"{elapsed:.1f} s"
+    return raised.value
+
+
+@pytest.mark.parametrize("build", [parse, regex_to_dfa, LazyDFA])
+def test_a_megabyte_literal_is_refused_before_it_is_parsed(build):
+    """Before: a 10^6-byte literal parsed for 7 s into 540 MB of terms, then ran out of states."""
+    error = _refused_within(lambda: build("a" * 10**6), InputLimitError, 0.0,
+                            "1,000,000 characters, more than Limits.pattern_length (100,000)")
+    assert "offset 100000" in str(error)
+    if build is not parse:
+        return
+    assert parse("ab" * 50_000) is not None  # the longest pattern allowed by default parses
+    with pytest.raises(InputLimitError, match=r"more than Limits.pattern_length \(10\) allows: refused at offset 10"):
+        parse("a" * 11, Limits(pattern_length=10))
+    assert parse("a" * 150_000, Limits(pattern_length=None)) is not None  # trusted: no limit
+
+
+def test_an_alternation_of_a_hundred_thousand_words_is_refused_by_its_length():
+    """Before: 96,301 random words (734 kB) parsed for 4.5 s, then ran 8.7 s to a StateBudgetError."""
+    rng = random.Random(39)
+    words = {"".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 10)))
+             for _ in range(100_000)}
+    pattern = "|".join(sorted(words))
+    _refused_within(lambda: regex_to_dfa(pattern), InputLimitError, 0.0, "more than Limits.pattern_length")
+
+
+@pytest.mark.slow
+def test_an_alternation_of_words_within_the_length_limit_compiles_or_is_refused_in_time():
+    """13,000 random words (~100 kB): a result that matches every word and no other, or the
+    compile budget's error, within the budget."""
+    rng = random.Random(36)
+    words = sorted({"".join(rng.choice("abcdefghij") for _ in range(rng.randint(3, 9))) for _ in range(13_000)})
+    pattern = "|".join(words)
+    assert len(pattern) <= Limits().pattern_length
+    start = time.perf_counter()
+    try:
+        dfa = regex_to_dfa(pattern)
+    except TimeBudgetError as error:
+        assert "compile_seconds (1 s) exceeded at regex_to_dfa('" in str(error)
+    else:
+        assert all(dfa.matches(w.encode()) for w in words[::50])
+        assert not any(dfa.matches(w.encode() + b"j") for w in words[::50] if w + "j" not in words)
+    assert time.perf_counter() - start < Limits().compile_seconds + SLACK
+
+
+@pytest.mark.parametrize("pattern", [
+    ".*a.{17}",  # 2^18 states: 3.7 s to a StateBudgetError before
+    ".*a.{6}.*b.{6}.*c.{6}.*d.{6}.*e.{6}",  # 6 s to a StateBudgetError before
+    "(.*[a-m].{4}|.*[n-z].{5}|.*[0-4].{6}|.*[5-9].{7}){3}",  # 272 states after 8 s, 230 MB
+])
+def test_dot_star_heavy_patterns_are_refused_within_the_compile_budget(pattern):
+    limits = Limits(compile_seconds=0.3)
+    error = _refused_within(lambda: regex_to_dfa(pattern, limits=limits), TimeBudgetError, 0.3,
+                            "compile_seconds (0.3 s) exceeded at regex_to_dfa(")
+    assert pattern[:10] in str(error)
+
+
+@pytest.mark.slow
+def test_dot_star_heavy_patterns_without_a_deadline_still_end_at_the_state_budget():
+    with pytest.raises(BrzozowskiError, match="more than 100000 states"):
+        regex_to_dfa(".*a.{17}", limits=Limits(compile_seconds=None))
+
+
+def test_the_default_compile_budget_bounds_regex_to_dfa():
+    """With the default limits (no argument), a pattern of 2^22 states (the state budget raised past
+    them) is refused once the default compile time is spent."""
+    seconds = Limits().compile_seconds
+    _refused_within(lambda: regex_to_dfa(".*a.{21}", max_states=10**8), TimeBudgetError, seconds,
+                    f"compile_seconds ({seconds:g} s) exceeded")
+
+
+def test_an_enclosing_shorter_deadline_wins():
+    start = time.perf_counter()
+    with pytest.raises(TimeBudgetError, match=r"mask_seconds \(0.2 s\) exceeded"):
+        with within(0.2, "mask_seconds", where="a test's step"):
+            regex_to_dfa(".*a.{17}", limits=Limits(compile_seconds=30))
+    assert time.perf_counter() - start < 0.2 + SLACK
+
+
+def test_lazy_states_created_inside_a_deadline_obey_it():
+    """A LazyDFA of a term opens no deadline of its own: states created later (a mask step) fall
+    under the caller's; outside one, nothing is checked."""
+    lazy = LazyDFA(parse(".*a.{17}"))
+    rng = random.Random(1)
+    data = bytes(rng.choice(b"ab") for _ in range(50_000))  # a new state per byte, nearly
+    start = time.perf_counter()
+    with pytest.raises(TimeBudgetError, match="mask_seconds"):
+        with within(0.05, "mask_seconds"):
+            state = lazy.start
+            for b in data:
+                state = lazy.next_state(state, b)
+    assert 0 < lazy.n_states < 50_000
+    assert time.perf_counter() - start < 0.05 + SLACK
+
+
+def test_an_emptiness_search_obeys_the_deadline():
+    """``~(.*a.{15}) & .*a.{15}`` is empty, which only a search of its 2^16 derivatives shows."""
+    term = compl(parse(".*a.{15}")) & parse("[ab]*a[ab]{15}")
+    start = time.perf_counter()
+    with pytest.raises(TimeBudgetError, match="compile_seconds"):
+        with within(0.2, "compile_seconds"):
+            LazyDFA(term, max_states=10**6)
+    assert time.perf_counter() - start < 0.2 + SLACK
+
+
+DEEP_PARENS = 100_000
+
+
+def test_patterns_nested_a_hundred_thousand_deep_are_refused_or_parsed_without_recursion():
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)  # nothing may recurse with the nesting
+    try:
+        with pytest.raises(InputLimitError, match="200,000 characters"):
+            parse("(" * DEEP_PARENS + ")" * DEEP_PARENS)
+        with pytest.raises(InputLimitError):
+            regex_to_dfa("(?:" * DEEP_PARENS + "a" + ")" * DEEP_PARENS)
+        with pytest.raises(RegexSyntaxError, match="missing \\), unterminated subpattern at offset 49999"):
+            parse("(" * 50_000)
+        deep = parse("(a" * 33_333 + ")" * 33_333)  # 99,999 characters: within the limit
+    finally:
+        sys.setrecursionlimit(limit)
+    assert LazyDFA(deep).matches(b"a" * 33_333) and not LazyDFA(deep).matches(b"a" * 33_332)
+
+
+def test_a_deep_term_whose_derivative_is_quadratic_is_stopped_by_the_deadline():
+    """``((((a)*b)*b)*…)`` 2,000 deep (12 kB): one derivative by ``a`` re-nests every level's
+    concatenation, 84 s and 3.8 GB before; the deadline is checked inside the derivative."""
+    pattern = "(?:" * 2000 + "a" + ")*b" * 2000
+    term = parse(pattern)
+    _refused_within(lambda: regex_to_dfa(pattern, limits=Limits(compile_seconds=0.3)), TimeBudgetError, 0.3,
+                    "compile_seconds (0.3 s) exceeded")
+    start = time.perf_counter()
+    with pytest.raises(TimeBudgetError):
+        with within(0.2, "mask_seconds"):
+            derivative(term, ord("a"))
+    assert time.perf_counter() - start < 0.2 + SLACK
+    assert derivative(term, ord("b")) is not None  # by b: cheap, and no deadline needed

@@ -13,7 +13,7 @@ import weakref
 
 import pytest
 
-from brzozowski import LazyDFA, Vocabulary, freeze_long_lived, regex_to_dfa
+from brzozowski import LazyDFA, Limits, Vocabulary, freeze_long_lived, regex_to_dfa
 from brzozowski.core.derivatives import derivative_classes, derivative_of_string, matches
 from brzozowski.errors import BrzozowskiError, StateBudgetError
 from brzozowski.automata.lazy import positions
@@ -29,22 +29,23 @@ def test_the_issue_example_compiles():
 
 
 def test_long_literal():
-    data = b"ab" * 50_000
-    dfa = regex_to_dfa(data.decode(), max_states=200_000)
+    data = b"ab" * 50_000  # the longest pattern `Limits.pattern_length` allows by default
+    dfa = regex_to_dfa(data.decode(), max_states=200_000, limits=Limits(compile_seconds=None))
     assert dfa.n_states == len(data) + 1
     assert dfa.matches(data) and not dfa.matches(data[:-1]) and not dfa.matches(data + b"a")
 
 
 def test_long_literal_over_the_default_budget_is_a_budget_error():
     with pytest.raises(StateBudgetError):
-        regex_to_dfa("a" * 100_000)
+        regex_to_dfa("a" * 100_000, limits=Limits(compile_seconds=None))
 
 
 def test_a_chain_is_minimized_in_near_linear_time():
     # Moore's algorithm needs one round per state on a chain: a{n}b?a{n} has ~2n states to tell
     # apart one by one. This finishes only if minimization is not quadratic.
     n = 20_000
-    dfa = regex_to_dfa(f"(?:a{{{n // 1000}}}){{1000}}b?a{{{n // 1000}}}", max_states=100_000)
+    dfa = regex_to_dfa(f"(?:a{{{n // 1000}}}){{1000}}b?a{{{n // 1000}}}", max_states=100_000,
+                       limits=Limits(compile_seconds=None))  # the state count decides here, not the clock
     assert dfa.matches(b"a" * (n + n // 1000)) and dfa.matches(b"a" * n + b"b" + b"a" * (n // 1000))
     assert not dfa.matches(b"a" * (n - 1))
 
@@ -174,7 +175,7 @@ def test_nested_repeats_end_within_the_work_budget_lazily(pattern):
 @pytest.mark.parametrize("pattern", NESTED_REPEATS)
 def test_nested_repeats_end_within_the_work_budget_eagerly(pattern):
     with pytest.raises(StateBudgetError, match="max_alternatives|max_states"):
-        regex_to_dfa(pattern, max_states=1000)
+        regex_to_dfa(pattern, max_states=1000, limits=Limits(compile_seconds=None))  # the work budget, not the clock
 
 
 def test_the_work_budget_can_be_raised_and_admits_a_pattern_its_own_size():

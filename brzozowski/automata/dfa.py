@@ -17,6 +17,11 @@
 4. **Number.** Breadth first from the start, bytes ascending: the first block reached gets the next
    number (docs/semantics.md, "The canonical DFA").
 
+Every step runs under the deadline ``limits.compile_seconds`` (`brzozowski.budget`): each state
+explored and each derivative taken checks it (`brzozowski.automata.lazy`), as does each round of
+minimization, so a pattern whose automaton is huge or slow to build (``.*a.{20}``, nested
+``.*``) is refused with `TimeBudgetError` once its budget is spent, whatever the state budget.
+
 The minimal DFA of a regular language is unique up to renaming, and step 4 fixes the names, so
 ``regex_to_dfa("a|b")`` and ``regex_to_dfa("[ab]")`` have identical arrays. They equal what a
 Thompson NFA, the subset construction, Moore's algorithm and the same numbering produce (the tests
@@ -42,9 +47,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..budget import DEFAULT_LIMITS, Limits, check_deadline, require_limits, within
 from ..core.alphabet import DEAD, byte_set_of_ranges, show_byte_set, table_classes, target_runs
-from ..errors import EmptyLanguageError, StateError, TableError
-from .lazy import DEFAULT_MAX_ALTERNATIVES, DEFAULT_MAX_STATES, LazyDFA
+from ..errors import EmptyLanguageError, InputTypeError, TableError
+from .lazy import DEFAULT_MAX_ALTERNATIVES, DEFAULT_MAX_STATES, LazyDFA, bytes_argument, shown_pattern, state_argument
 from ..core.terms import Term
 
 __all__ = ["DEAD", "DFA", "regex_to_dfa"]
@@ -55,7 +61,9 @@ class DFA:
     """A complete, canonical DFA: state 0 is the start, `DEAD` (-1) is the absence of a state.
 
     `accept` is bool[S]; `trans` is int32[S, 256] with entries in ``-1..S-1``. Both arrays are
-    read-only. Two DFAs are equal when their arrays are.
+    read-only. Two DFAs are equal when their arrays are. Given arrays of another element type
+    (``accept`` not bools or 0/1, ``trans`` not integers) raise `InputTypeError`; of the wrong
+    shape or range, `TableError`.
     """
 
     accept: np.ndarray
@@ -64,8 +72,12 @@ class DFA:
     start = 0
 
     def __post_init__(self) -> None:
-        accept = np.array(self.accept, dtype=bool)
-        trans = np.array(self.trans, dtype=np.int32)
+        accept = _array(self.accept, "accept", "bui", "bools")
+        trans = _array(self.trans, "trans", "ui", "integers")
+        if accept.dtype.kind != "b":
+            if accept.size and (accept.min() < 0 or accept.max() > 1):
+                raise TableError("accept must hold bools (or 0 and 1)")
+            accept = accept.astype(bool)
         if accept.ndim != 1 or len(accept) == 0:
             raise TableError(f"accept must be a non-empty 1-D bool array, not shape {accept.shape}")
         if trans.shape != (len(accept), 256):
@@ -74,6 +86,8 @@ class DFA:
             )
         if trans.size and (trans.min() < DEAD or trans.max() >= len(accept)):
             raise TableError(f"trans entries must lie in -1..{len(accept) - 1}")
+        accept = np.array(accept, dtype=bool)
+        trans = np.array(trans, dtype=np.int32)
         accept.setflags(write=False)
         trans.setflags(write=False)
         object.__setattr__(self, "accept", accept)
@@ -112,9 +126,11 @@ class DFA:
         return bool(self.accept[self._check(state)])
 
     def step(self, state: int, data: bytes) -> int:
-        """The state after reading `data` from `state`; DEAD stays DEAD."""
+        """The state after reading `data` (bytes) from `state`; DEAD stays DEAD."""
         if state != DEAD:
-            self._check(state)
+            state = self._check(state)
+        if type(data) is not bytes:
+            data = bytes_argument(data)
         trans = self.trans
         for b in data:
             if state == DEAD:
@@ -123,14 +139,14 @@ class DFA:
         return state
 
     def matches(self, data: bytes) -> bool:
-        """Whether `data` is in the language (full match)."""
+        """Whether `data` (bytes) is in the language (full match)."""
         state = self.step(self.start, data)
         return state != DEAD and bool(self.accept[state])
 
     def _check(self, state: int) -> int:
-        if not 0 <= state < self.n_states:
-            raise StateError(f"state {state} does not exist (states 0..{self.n_states - 1})")
-        return state
+        if type(state) is int and 0 <= state < len(self.accept):
+            return state
+        return state_argument(state, len(self.accept))
 
     # -- views -----------------------------------------------------------------------------------
 
@@ -194,17 +210,24 @@ class DFA:
 
 
 def regex_to_dfa(pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES,
-                 max_alternatives: int = DEFAULT_MAX_ALTERNATIVES) -> DFA:
-    """The canonical DFA of `pattern` (Python `re` bytes syntax, full match). The budgets are
-    those of `LazyDFA`; over either, `StateBudgetError`."""
-    lazy = LazyDFA(pattern, max_states=max_states, max_alternatives=max_alternatives)
-    accept, columns = explore(lazy)
-    return _canonical_over_classes(accept, columns, lazy.byte_classes)
+                 max_alternatives: int = DEFAULT_MAX_ALTERNATIVES, limits: Limits = DEFAULT_LIMITS) -> DFA:
+    """The canonical DFA of `pattern` (Python `re` bytes syntax, full match, or a `Term`). The
+    budgets are those of `LazyDFA`; over either, `StateBudgetError`. The whole construction
+    (parse, exploration, minimization) runs within ``limits.compile_seconds``, `TimeBudgetError`
+    past it; a pattern's text is at most ``limits.pattern_length`` characters (`InputLimitError`)."""
+    require_limits(limits)
+    with within(limits.compile_seconds, "compile_seconds", where=f"regex_to_dfa({shown_pattern(pattern)})"):
+        lazy = LazyDFA(pattern, max_states=max_states, max_alternatives=max_alternatives, limits=limits)
+        accept, columns = explore(lazy)
+        return _canonical_over_classes(accept, columns, lazy.byte_classes)
 
 
 def explore(lazy: LazyDFA) -> tuple[np.ndarray, np.ndarray]:
     """Visit every state reachable from the start. Return (accept, columns) in discovery order:
-    `columns[s, k]` is the transition of state s on class k of `lazy.byte_classes`."""
+    `columns[s, k]` is the transition of state s on class k of `lazy.byte_classes`. Each state
+    created, and each derivative taken, checks the current deadline (`brzozowski.automata.lazy`)."""
+    if not isinstance(lazy, LazyDFA):
+        raise InputTypeError(f"explore takes a LazyDFA, not {type(lazy).__name__}")
     rows = []
     state = 0
     while state < lazy.n_states:  # class_row() may discover states: they are numbered at the end
@@ -215,8 +238,11 @@ def explore(lazy: LazyDFA) -> tuple[np.ndarray, np.ndarray]:
 
 
 def canonical(accept: np.ndarray, trans: np.ndarray) -> DFA:
-    """The canonical DFA of any complete table ``trans: int[S, 256]`` whose start is state 0."""
-    columns, class_of_byte = table_classes(trans)
+    """The canonical DFA of any complete table ``trans: int[S, 256]`` whose start is state 0
+    (checked as `DFA` checks its tables)."""
+    tables = DFA(accept, trans)
+    columns, class_of_byte = table_classes(tables.trans)
+    accept = tables.accept
     return _canonical_over_classes(accept, columns, class_of_byte)
 
 
@@ -293,12 +319,16 @@ def minimize(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:
     refines accepting/non-accepting and is stable under every byte class: the unique minimal DFA."""
     block, n_blocks = _label_rows(accept.reshape(-1, 1).astype(np.intp))
     for _ in range(max(MOORE_ROUNDS, MOORE_WORK // max(columns.size, 1))):
+        check_deadline()
         signature = np.column_stack([block, np.append(block, DEAD)[columns]])
         refined, n_refined = _label_rows(signature)
         if n_refined == n_blocks:
             return block
         block, n_blocks = refined, n_refined
     return _hopcroft(block, n_blocks, columns)
+
+
+_SPLITTERS_PER_CHECK = 64  # Hopcroft checks the deadline once per this many splitters
 
 
 def _hopcroft(block: np.ndarray, n_blocks: int, columns: np.ndarray) -> np.ndarray:
@@ -327,7 +357,11 @@ def _hopcroft(block: np.ndarray, n_blocks: int, columns: np.ndarray) -> np.ndarr
     marked = [0] * (n_blocks + 1)
     worklist = [(b, c) for b in range(n_blocks + 1) for c in range(n_classes)]
     waiting = set(worklist)
+    popped = 0
     while worklist:
+        popped += 1
+        if popped % _SPLITTERS_PER_CHECK == 0:
+            check_deadline()
         splitter = worklist.pop()
         waiting.discard(splitter)
         splitter_block, c = splitter
@@ -377,6 +411,19 @@ def _label_rows(matrix: np.ndarray) -> tuple[np.ndarray, int]:
     labels = np.empty(len(matrix), dtype=np.intp)
     labels[order] = sorted_labels
     return labels, int(sorted_labels[-1]) + 1
+
+
+def _array(value: object, name: str, kinds: str, what: str) -> np.ndarray:
+    """`value` as a numpy array whose elements are of one of the numpy `kinds`, else
+    `InputTypeError` naming the argument (`TableError` for a ragged nesting of lists)."""
+    try:
+        array = np.asarray(value)
+    except ValueError as error:  # ragged lists
+        raise TableError(f"{name} must be a rectangular array: {error}") from None
+    if array.dtype.kind not in kinds:
+        raise InputTypeError(f"{name} must be an array of {what}, not {type(value).__name__} of "
+                             f"{array.dtype} ({value!r:.40})")
+    return array
 
 
 _SMALL_TABLE = 2048  # entries; measured crossover of the two ways to label rows, within 2x either side

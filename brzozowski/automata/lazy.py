@@ -25,6 +25,13 @@ Invariants:
   the states stay few, so the state count alone would let one pattern run for minutes (a wide
   alternation under a complement or an intersection, ``~((.{0,100}){0,100})``, is never a state's
   top, hence `Term.widest`). So is every term `step` reads a token's bytes through.
+- **Time.** Every state created and every term an emptiness search explores checks the current
+  deadline (`brzozowski.budget.check_deadline`), as does a derivative that runs many rules
+  (`brzozowski.core.derivatives`), never a byte read along a known transition or a memo: whoever
+  opened a deadline bounds the work. `LazyDFA` of a pattern's text
+  opens ``limits.compile_seconds`` around its parse and its emptiness test; a state created later,
+  inside a mask step, falls under the deadline of that step (`brzozowski.masks.index.TokenIndex`
+  opens ``mask_seconds``). Past it, `TimeBudgetError`.
 - `step` numbers no state inside a token: its last bytes (`TERM_STEPS`) are read on terms and only
   the state at the end is numbered, the very state the transitions byte by byte lead to (the
   derivatives by two bytes of one class are one interned term; an alternation of words is read
@@ -50,11 +57,13 @@ Invariants:
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections.abc import Iterator
 
 import numpy as np
 
+from ..budget import DEFAULT_LIMITS, Limits, check_deadline, require_limits, within
 from ..core.alphabet import DEAD, ByteClasses
 from ..core.derivatives import (alphabet_classes, derivative, derivative_by_options, derivative_classes,
                           derivative_through_heads)
@@ -62,7 +71,8 @@ from ..errors import ArgumentError, EmptyLanguageError, InputTypeError, StateBud
 from ..core.syntax import parse
 from ..core.terms import EMPTY, K_ALT, K_BYTES, K_COMPL, K_INTER, K_REPEAT, K_STAR, Term
 
-__all__ = ["DEAD", "DEFAULT_MAX_ALTERNATIVES", "DEFAULT_MAX_STATES", "LazyDFA", "is_empty", "positions"]
+__all__ = ["DEAD", "DEFAULT_MAX_ALTERNATIVES", "DEFAULT_MAX_STATES", "LazyDFA", "bytes_argument", "is_empty",
+           "positions", "shown_pattern", "state_argument"]
 
 DEFAULT_MAX_STATES = 100_000
 """The default state budget. Real patterns (dates, e-mail addresses, tool-call JSON) need tens to a
@@ -124,7 +134,8 @@ def is_empty(term: Term, max_states: int = DEFAULT_MAX_STATES, keep: list[Term] 
     given: a list that gets the path's terms, for a caller that asks about them next (an
     automaton, about its states' derivatives along the path; only the path: a search's thousands
     of terms kept for good would cost every full garbage collection). A search of more than
-    `max_states` terms raises `StateBudgetError`.
+    `max_states` terms raises `StateBudgetError`; each term explored checks the current deadline
+    (`TimeBudgetError` past it).
 
     >>> from brzozowski.core.syntax import parse
     >>> is_empty(parse("a") & parse("b")), is_empty(parse("a*") & ~parse("a")), is_empty(EMPTY)
@@ -217,6 +228,7 @@ def _depth_first(term: Term, budget: int, parent: dict[Term, Term | None],
                 continue
             if len(parent) >= budget or successor.widest > QUICK_WIDEST:
                 return False
+            check_deadline()
             parent[successor] = t
             if _not_empty(successor):
                 return successor
@@ -245,6 +257,7 @@ def _breadth_first(term: Term, max_states: int, parent: dict[Term, Term | None],
                         f"deciding whether a term is empty explored more than {max_states} "
                         "derivatives (the state budget); pass a larger max_states"
                     )
+                check_deadline()
                 parent[successor] = t
                 queue.append(successor)
     return None
@@ -261,21 +274,71 @@ def _successors(t: Term, derived: list[Term]) -> Iterator[Term]:
                 yield successor
 
 
+def bytes_argument(data: object, name: str = "data") -> bytes:
+    """`data` as bytes (a bytearray or memoryview copied), else `InputTypeError` naming `name`: the
+    automata read bytes, and a str has no bytes until it is encoded."""
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    if isinstance(data, str):
+        raise InputTypeError(f"{name} must be bytes, not str {data!r:.40} (encode it: "
+                             f"{data[:20]!r}.encode())")
+    raise InputTypeError(f"{name} must be bytes, not {type(data).__name__}: {data!r:.40}")
+
+
+def shown_pattern(pattern: object, limit: int = 40) -> str:
+    """`pattern` as a message shows it: its repr, cut to about `limit` characters (with its length
+    if cut), or the name of its type if it is not text (a term may print as megabytes)."""
+    if not isinstance(pattern, (str, bytes)):
+        return type(pattern).__name__
+    text = repr(pattern)
+    return text if len(text) <= limit else f"{text[:limit - 1]}… ({len(pattern):,} characters)"
+
+
+def state_argument(state: object, n_states: int, so_far: str = "") -> int:
+    """`state` as an int if it is a state of an automaton of `n_states` states: `InputTypeError`
+    if it is not a whole number (an int, a numpy integer), `StateError` if there is no such state.
+    (The slow path of the automata's state checks: they accept an int in range themselves.)"""
+    try:
+        number = operator.index(state)
+    except TypeError:
+        raise InputTypeError(f"state must be a whole number, not {type(state).__name__}: {state!r:.40}") from None
+    if not 0 <= number < n_states:
+        raise StateError(f"state {number} does not exist (states 0..{n_states - 1}{so_far})")
+    return number
+
+
 class LazyDFA:
-    """A DFA over the derivatives of one term, built on demand (see the module docstring)."""
+    """A DFA over the derivatives of one term, built on demand (see the module docstring).
+
+    `pattern`: a `Term`, or a pattern's text (`brzozowski.core.syntax.parse`; its parse and the
+    emptiness test of its term run under ``limits.compile_seconds``). `max_states`: the state
+    budget; `max_alternatives`: the work budget per state (module docstring). `limits` (kept as
+    ``self.limits`` for those who step the automaton: `TokenIndex` reads ``mask_seconds``)."""
 
     start = 0
 
     def __init__(self, pattern: str | bytes | Term, max_states: int = DEFAULT_MAX_STATES,
-                 max_alternatives: int = DEFAULT_MAX_ALTERNATIVES) -> None:
-        term = pattern if isinstance(pattern, Term) else parse(pattern)
+                 max_alternatives: int = DEFAULT_MAX_ALTERNATIVES, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.limits = require_limits(limits)
+        if not isinstance(pattern, (str, bytes, Term)):
+            raise InputTypeError(
+                f"pattern must be a str, bytes or Term, not {type(pattern).__name__}: {pattern!r:.80}")
         for name, value in (("max_states", max_states), ("max_alternatives", max_alternatives)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise InputTypeError(f"{name} is a whole number, not {value!r:.40}")
             if value < 1:
                 raise ArgumentError(f"{name} must be at least 1, not {value}")
         self._derived: list[Term] = []  # every derivative computed here: memos only refer weakly
-        if is_empty(term, max_states, self._derived):
+        if isinstance(pattern, Term):  # built by the caller, under the caller's deadline
+            term = pattern
+            empty = is_empty(term, max_states, self._derived)
+        else:
+            with within(limits.compile_seconds, "compile_seconds", where=f"LazyDFA({shown_pattern(pattern)})"):
+                term = parse(pattern, limits)
+                empty = is_empty(term, max_states, self._derived)
+        if empty:
             raise EmptyLanguageError(f"the term {_abbreviated(term)} has an empty language: "
                                      "no automaton state exists")
         self.max_states = max_states
@@ -322,7 +385,13 @@ class LazyDFA:
 
     def next_state(self, state: int, b: int) -> int:
         """The state after reading byte `b` in `state` (DEAD if no string continues)."""
-        index = self._class_map(self._check(state)).class_bytes[b]
+        class_bytes = self._class_map(self._check(state)).class_bytes
+        try:
+            index = class_bytes[b]
+            if b < 0:  # (bytes index from the end)
+                raise IndexError
+        except (IndexError, TypeError):
+            raise InputTypeError(f"b must be a byte (an int 0..255), not {b!r:.40}") from None
         target = self._targets[state][index]
         if target == _UNKNOWN:
             target = self._compute(state, index)
@@ -339,7 +408,9 @@ class LazyDFA:
         term), unless its first byte leads back into it: a loop (a string's inside) is read again
         token after token, so it gets its classes then, and its loop is a known transition."""
         if state != DEAD:
-            self._check(state)
+            state = self._check(state)
+        if type(data) is not bytes:
+            data = bytes_argument(data)
         for i, b in enumerate(data):
             if state == DEAD:
                 return DEAD
@@ -390,7 +461,7 @@ class LazyDFA:
         return derivative_through_heads(term, data, self._derived, self._check_width)
 
     def matches(self, data: bytes) -> bool:
-        """Whether `data` is in the language (full match)."""
+        """Whether `data` (bytes) is in the language (full match)."""
         state = self.step(self.start, data)
         return state != DEAD and self.is_accepting(state)
 
@@ -449,11 +520,9 @@ class LazyDFA:
         return self._max_alternatives
 
     def _check(self, state: int) -> int:
-        if not 0 <= state < len(self._terms):
-            raise StateError(
-                f"state {state} does not exist (states 0..{len(self._terms) - 1} so far; DEAD is -1)"
-            )
-        return state
+        if type(state) is int and 0 <= state < len(self._terms):
+            return state
+        return state_argument(state, len(self._terms), " so far; DEAD is -1")
 
     def _class_map(self, state: int) -> ByteClasses:
         """The byte classes of `state` (its term's derivative classes), with its transitions per
@@ -501,6 +570,7 @@ class LazyDFA:
             )
 
     def _add(self, term: Term) -> int:
+        check_deadline()
         number = len(self._terms)
         if number >= self.max_states:
             raise StateBudgetError(

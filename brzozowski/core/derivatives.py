@@ -47,6 +47,12 @@ deep term (a long concatenation of nullable parts, deeply nested groups) costs h
 stack. The rules themselves are one short function per kind (`_derive`,
 `_classes`); `_needed` says which sub-terms each rule reads.
 
+**Time.** One call that runs many rules (not memo reads) checks the current deadline
+(`brzozowski.budget.check_deadline`) every `RULES_PER_CHECK` rules: one derivative of a deep term
+can build terms in proportion to the square of its depth (``((a*b)*b)*…``: each level re-nests the
+concatenation below it), so whoever opened a deadline (a compile, a mask step) is obeyed inside one
+call too. A call of fewer rules costs no check: its caller's loop checks (an automaton, per state).
+
 Partitions, their meet and its memos live in `brzozowski.core.alphabet`.
 
 >>> from brzozowski.core.syntax import parse
@@ -67,6 +73,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 
+from ..budget import check_deadline
 from .alphabet import ALL_BYTES, ONE_CLASS, meet, partition_by, partition_of
 from .terms import (
     EMPTY,
@@ -97,6 +104,11 @@ __all__ = [
 
 _weak = weakref.ref
 
+RULES_PER_CHECK = 8
+"""`derivative` and `derivative_classes` check the deadline once per this many rules run in one
+call: most calls run one or two (the check would cost a few percent of a mask step), and a call
+that runs thousands (a deep term) is still stopped within a few of them."""
+
 
 def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
     """The derivative of `term` by the byte `b` (memoized on the term, weakly: see the module
@@ -118,6 +130,7 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
     got: dict[Term, Term] = {}  # this call's derivatives by b, held while it runs (memos are weak)
     todo = [term]
     waiting: set[Term] = set()  # terms whose missing sub-terms were pushed: all in `got` when seen again
+    ran = 0
     while todo:  # post-order: a term's rule runs once the derivatives it reads are in `got`
         t = todo[-1]
         if t not in waiting:
@@ -143,6 +156,9 @@ def derivative(term: Term, b: int, keep: list[Term] | None = None) -> Term:
                 continue
         todo.pop()
         if t not in got:  # a shared sub-term may have been pushed twice
+            ran += 1
+            if ran % RULES_PER_CHECK == 0:
+                check_deadline()
             found = got[t] = _derive(t, b, got)
             if t.derivatives is None:
                 t.derivatives = {}
@@ -329,6 +345,7 @@ def derivative_classes(term: Term) -> tuple[int, ...]:
     """A partition of the 256 bytes into sets whose bytes give the same derivative (memoized)."""
     if term.classes is None:
         todo = [term]
+        ran = 0
         while todo:  # post-order, as in `derivative`
             t = todo[-1]
             missing = [c for c in _needed(t) if c.classes is None]
@@ -337,6 +354,9 @@ def derivative_classes(term: Term) -> tuple[int, ...]:
                 continue
             todo.pop()
             if t.classes is None:  # a shared sub-term may have been pushed twice
+                ran += 1
+                if ran % RULES_PER_CHECK == 0:
+                    check_deadline()
                 t.classes = _classes(t)
     return term.classes
 

@@ -19,6 +19,11 @@ possessive quantifiers, inline flags, non-ASCII pattern characters, bad escapes,
 (``{3,2}``, nothing to repeat, a repeated repeat), unbalanced parentheses or brackets, repeat counts
 over `MAX_REPEAT_COUNT`, and a pattern whose language is empty (e.g. ``[^\\x00-\\xff]``).
 
+Limits: a pattern longer than ``Limits.pattern_length`` characters is refused with an
+`InputLimitError` before it is read; parsing checks the current deadline (`brzozowski.budget`)
+as it goes, so a caller's compile budget covers it. No recursion grows with the pattern: groups
+nest on an explicit stack.
+
 >>> str(parse("(cat|car|dog)s?"))
 '(cat|car|dog)s?'
 >>> parse("a^")
@@ -35,7 +40,8 @@ CPython's `re._parser` for bytes patterns.
 from __future__ import annotations
 
 from .alphabet import byte_range
-from ..errors import InputTypeError, RegexSyntaxError
+from ..budget import DEFAULT_LIMITS, Limits, check_deadline, require_limits
+from ..errors import InputLimitError, InputTypeError, RegexSyntaxError
 from .terms import (
     ALL_BYTES,
     EMPTY,
@@ -94,15 +100,29 @@ def _is_octal(c: str) -> bool:
     return c != "" and c in _OCTAL
 
 
-def parse(pattern: str | bytes) -> Term:
-    """Parse `pattern` (a str or an ASCII bytes pattern) into a term; full-match semantics."""
+def parse(pattern: str | bytes, limits: Limits = DEFAULT_LIMITS) -> Term:
+    """Parse `pattern` (a str or an ASCII bytes pattern) into a term; full-match semantics.
+
+    A pattern longer than ``limits.pattern_length`` raises `InputLimitError` (naming the limit
+    and the offset past it) before any of it is read."""
     if isinstance(pattern, bytes):
         text = pattern.decode("latin-1")
     elif isinstance(pattern, str):
         text = pattern
     else:
-        raise InputTypeError(f"a pattern is a str or bytes, not {type(pattern).__name__}: {pattern!r:.80}")
+        raise InputTypeError(f"pattern must be a str or bytes, not {type(pattern).__name__}: {pattern!r:.80}")
+    most = require_limits(limits).pattern_length
+    if most is not None and len(text) > most:
+        raise InputLimitError(
+            f"the pattern has {len(text):,} characters, more than Limits.pattern_length ({most:,}) "
+            f"allows: refused at offset {most} before it is parsed ({text[:30]!r}...)"
+        )
     return _Parser(text).parse()
+
+
+_DEADLINE_EVERY = 256
+"""The parser checks the deadline once per this many items (atoms, groups, bars) read: each item
+builds a term, and a check costs a small fraction of one."""
 
 
 class _Parser:
@@ -146,7 +166,11 @@ class _Parser:
         of a pattern costs memory only. Each open group holds its start offset (for error messages),
         its finished branches and the items of the branch being read."""
         open_groups: list[tuple[int | None, list[Term], list[Term]]] = [(None, [], [])]
+        read = 0
         while True:
+            read += 1
+            if read % _DEADLINE_EVERY == 0:
+                check_deadline()
             start, branches, items = open_groups[-1]
             c = self.peek()
             if c == "(":

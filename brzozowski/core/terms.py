@@ -79,6 +79,7 @@ from _weakref import _remove_dead_weakref  # what weakref.WeakValueDictionary re
 from typing import Protocol
 
 from .alphabet import ALL_BYTES, show_byte_set
+from ..errors import InputTypeError
 
 __all__ = [
     "ALL_BYTES",
@@ -312,11 +313,24 @@ def literal(data: bytes, then: Term = EPSILON) -> Term:
     return result
 
 
+def _operands(name: str, terms: tuple) -> None:
+    """`InputTypeError` naming the first operand of `name` that is not a `Term` (the constructors
+    call it only when an operand failed them: the check costs nothing otherwise)."""
+    for i, term in enumerate(terms):
+        if not isinstance(term, Term):
+            raise InputTypeError(f"{name}'s operand {i} must be a Term (brzozowski.parse gives one), "
+                                 f"not {type(term).__name__}: {term!r:.40}")
+
+
 def concat(*terms: Term) -> Term:
     """Concatenation ``r1 r2 … rn``, right-nested; ε is the empty concatenation."""
     result = EPSILON
-    for term in reversed(terms):
-        result = _concat2(term, result)
+    try:
+        for term in reversed(terms):
+            result = _concat2(term, result)
+    except AttributeError:
+        _operands("concat", terms)
+        raise
     return result
 
 
@@ -341,43 +355,47 @@ _MERGED = (K_ALT, K_BYTES, K_EMPTY, K_EPSILON)  # the operands `alt` flattens, m
 
 def alt(*terms: Term) -> Term:
     """Alternation ``r1 | r2 | … | rn``; ∅ is the empty alternation."""
-    if len(terms) == 2:
-        wide, one = terms if terms[0].kind == K_ALT else terms[::-1]
-        if one.kind not in _MERGED:
-            if wide.kind == K_ALT:  # one operand added to an alternation: no need to flatten it again
-                if not (one.nullable and wide.children[0] is EPSILON):
-                    return _extended(wide, one)
-            elif wide.kind not in _MERGED:  # two operands that need none of the merges below
-                if wide is one:
-                    return one
-                a, b = (wide, one) if wide.id < one.id else (one, wide)
-                return _make((K_ALT, a.id, b.id), K_ALT, a.nullable or b.nullable, a.first | b.first,
-                             children=(a, b))
-    operands: dict[int, Term] = {}
-    bits = 0
-    for term in terms:
-        for t in term.children if term.kind == K_ALT else (term,):  # flatten nested alternations
-            if t.kind == K_BYTES:
-                bits |= t.bits
-            elif t is not EMPTY:
-                operands[t.id] = t
-    if bits:
-        merged = byte_set(bits)
-        operands[merged.id] = merged
-    if len(operands) <= 1:
-        return next(iter(operands.values())) if operands else EMPTY
-    if EPSILON.id in operands and any(t.nullable for t in operands.values() if t is not EPSILON):
-        del operands[EPSILON.id]  # ε | r = r when r is nullable
-        if len(operands) == 1:
-            return next(iter(operands.values()))
-    ids = sorted(operands)
-    ordered = tuple([operands[i] for i in ids])
-    first = 0
-    nullable = False
-    for t in ordered:
-        first |= t.first
-        nullable = nullable or t.nullable
-    return _make((K_ALT, *ids), K_ALT, nullable, first, children=ordered)
+    try:
+        if len(terms) == 2:
+            wide, one = terms if terms[0].kind == K_ALT else terms[::-1]
+            if one.kind not in _MERGED:
+                if wide.kind == K_ALT:  # one operand added to an alternation: no need to flatten it again
+                    if not (one.nullable and wide.children[0] is EPSILON):
+                        return _extended(wide, one)
+                elif wide.kind not in _MERGED:  # two operands that need none of the merges below
+                    if wide is one:
+                        return one
+                    a, b = (wide, one) if wide.id < one.id else (one, wide)
+                    return _make((K_ALT, a.id, b.id), K_ALT, a.nullable or b.nullable, a.first | b.first,
+                                 children=(a, b))
+        operands: dict[int, Term] = {}
+        bits = 0
+        for term in terms:
+            for t in term.children if term.kind == K_ALT else (term,):  # flatten nested alternations
+                if t.kind == K_BYTES:
+                    bits |= t.bits
+                elif t is not EMPTY:
+                    operands[t.id] = t
+        if bits:
+            merged = byte_set(bits)
+            operands[merged.id] = merged
+        if len(operands) <= 1:
+            return next(iter(operands.values())) if operands else EMPTY
+        if EPSILON.id in operands and any(t.nullable for t in operands.values() if t is not EPSILON):
+            del operands[EPSILON.id]  # ε | r = r when r is nullable
+            if len(operands) == 1:
+                return next(iter(operands.values()))
+        ids = sorted(operands)
+        ordered = tuple([operands[i] for i in ids])
+        first = 0
+        nullable = False
+        for t in ordered:
+            first |= t.first
+            nullable = nullable or t.nullable
+        return _make((K_ALT, *ids), K_ALT, nullable, first, children=ordered)
+    except AttributeError:  # an operand that is not a term: say which
+        _operands("alt", terms)
+        raise
 
 
 def _extended(wide: Term, one: Term) -> Term:
@@ -434,41 +452,47 @@ ANYTHING = star(byte_set(ALL_BYTES))
 
 def inter(*terms: Term) -> Term:
     """Intersection ``r1 & r2 & … & rn``: the strings in every operand; ``~∅`` is the empty one."""
-    operands: dict[int, Term] = {}
-    bits = ALL_BYTES
-    has_bytes = False
-    for term in terms:
-        for t in term.children if term.kind == K_INTER else (term,):  # flatten
-            if t is EMPTY:
+    try:
+        operands: dict[int, Term] = {}
+        bits = ALL_BYTES
+        has_bytes = False
+        for term in terms:
+            for t in term.children if term.kind == K_INTER else (term,):  # flatten
+                if t is EMPTY:
+                    return EMPTY
+                if t.kind == K_BYTES:
+                    bits &= t.bits
+                    has_bytes = True
+                elif t is not ANYTHING:
+                    operands[t.id] = t
+        if has_bytes:
+            if not bits:
                 return EMPTY
-            if t.kind == K_BYTES:
-                bits &= t.bits
-                has_bytes = True
-            elif t is not ANYTHING:
-                operands[t.id] = t
-    if has_bytes:
-        if not bits:
-            return EMPTY
-        merged = byte_set(bits)
-        operands[merged.id] = merged
-    if len(operands) <= 1:
-        return next(iter(operands.values())) if operands else ANYTHING
-    if any(t.kind == K_COMPL and t.children[0].id in operands for t in operands.values()):
-        return EMPTY  # r & ~r (complements of a universe within itself arise in schema terms)
-    ordered = tuple([operands[i] for i in sorted(operands)])
-    nullable = all(t.nullable for t in ordered)
-    if EPSILON.id in operands:  # ε & r is ε if r is nullable, else ∅
-        return EPSILON if nullable else EMPTY
-    first = ALL_BYTES
-    for t in ordered:
-        first &= t.first
-    if not first:  # no byte can start a string of every operand: only ε may be left
-        return EPSILON if nullable else EMPTY
-    return _make((K_INTER, *sorted(operands)), K_INTER, nullable, first, children=ordered)
+            merged = byte_set(bits)
+            operands[merged.id] = merged
+        if len(operands) <= 1:
+            return next(iter(operands.values())) if operands else ANYTHING
+        if any(t.kind == K_COMPL and t.children[0].id in operands for t in operands.values()):
+            return EMPTY  # r & ~r (complements of a universe within itself arise in schema terms)
+        ordered = tuple([operands[i] for i in sorted(operands)])
+        nullable = all(t.nullable for t in ordered)
+        if EPSILON.id in operands:  # ε & r is ε if r is nullable, else ∅
+            return EPSILON if nullable else EMPTY
+        first = ALL_BYTES
+        for t in ordered:
+            first &= t.first
+        if not first:  # no byte can start a string of every operand: only ε may be left
+            return EPSILON if nullable else EMPTY
+        return _make((K_INTER, *sorted(operands)), K_INTER, nullable, first, children=ordered)
+    except AttributeError:  # an operand that is not a term: say which
+        _operands("inter", terms)
+        raise
 
 
 def compl(term: Term) -> Term:
     """Complement ``~r``: every byte string not in the language of r."""
+    if not isinstance(term, Term):
+        _operands("compl", (term,))
     if term.kind == K_COMPL:
         return term.children[0]
     if term is EMPTY:

@@ -18,12 +18,12 @@ import json
 import reprlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import numpy as np
 
-from ..errors import BrzozowskiError, GoldenError, GoldenMismatchError, SchemaError
+from ..errors import BrzozowskiError, GoldenError, GoldenMismatchError, InputTypeError, SchemaError
 from .document import DEFAULT_GOLDEN_PATH, load_golden, ranges_to_ids, rows_to_trans, unhex_tokens
 
 __all__ = ["Mismatch", "assert_golden", "check_golden", "format_report"]
@@ -299,14 +299,23 @@ def check_golden(data: dict[str, Any] | str | Path = DEFAULT_GOLDEN_PATH,
     """Every difference between our TokenIndex/Constraint/tables and the golden document.
 
     `data`: the parsed document or a path (`GoldenMismatchError` if it cannot be read as a golden
-    file). `cases`: the names to check (default all). `automaton`: "dfa" (TokenIndex over
-    regex_to_dfa) or "lazy" (over a LazyDFA).
+    file; `InputTypeError` for anything else, or for `cases` that are not names). `cases`: the
+    names to check (default all). `automaton`: "dfa" (TokenIndex over regex_to_dfa) or "lazy"
+    (over a LazyDFA).
     """
-    if automaton not in AUTOMATA:
+    if not isinstance(automaton, str) or automaton not in AUTOMATA:
         raise GoldenError(f"automaton must be 'dfa' or 'lazy', not {_show.repr(automaton)}")
+    if not isinstance(data, (dict, str, PurePath)):
+        raise InputTypeError(f"data must be a golden document (a dict) or a path, not "
+                             f"{type(data).__name__}: {_show.repr(data)}")
+    if isinstance(cases, (str, bytes)) or not (cases is None or isinstance(cases, Iterable)):
+        raise InputTypeError(f"cases must be a list of case names, not {type(cases).__name__}: "
+                             f"{_show.repr(cases)}")
+    wanted = None if cases is None else set(cases)
+    if wanted is not None and not all(isinstance(name, str) for name in wanted):
+        raise InputTypeError(f"cases must be case names (str), not {_show.repr(sorted(map(repr, wanted)))}")
     if not isinstance(data, dict):
         data = load_golden(data)
-    wanted = None if cases is None else set(cases)
     out: list[Mismatch] = []
     vocabularies: dict[str, tuple[list[bytes | None], int]] = {}
     all_vocabularies = data.get("vocabularies")

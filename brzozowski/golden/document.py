@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import numpy as np
 
 from ..core.alphabet import target_runs
-from ..errors import GoldenMismatchError, TokenError
+from ..errors import GoldenMismatchError, InputTypeError, TokenError
 
 __all__ = [
     "DEFAULT_GOLDEN_PATH",
@@ -137,7 +137,10 @@ def dumps_golden(data: dict[str, Any]) -> str:
 
 def load_golden(path: str | Path = DEFAULT_GOLDEN_PATH) -> dict[str, Any]:
     """Read a golden file; `GoldenMismatchError` if it cannot be read or parsed, is not a golden
-    file, or is of another version. (Its inside is checked by `check_golden`.)"""
+    file, or is of another version; `InputTypeError` if `path` is not a path. (Its inside is
+    checked by `check_golden`.)"""
+    if not isinstance(path, (str, PurePath)):
+        raise InputTypeError(f"path must be a str or a pathlib path, not {type(path).__name__}: {path!r:.60}")
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:

@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core.derivatives import derivative_of_string
-from ..errors import VocabularyError
-from ..automata.lazy import is_empty
+from ..errors import InputTypeError, VocabularyError
+from ..automata.lazy import bytes_argument, is_empty
 from ..core.syntax import parse
 from ..core.terms import EMPTY, Term
 
@@ -53,13 +53,21 @@ class Oracle:
 
     `pattern`: a `Term`, or a pattern (parsed with `brzozowski.core.syntax.parse`). `vocab`: token id ->
     bytes, or None for a special token (never allowed, nor is an empty token). `eos_id`: the
-    end-of-sequence token, allowed exactly when the text so far is in the language.
+    end-of-sequence token, allowed exactly when the text so far is in the language. Arguments of
+    the wrong type raise `InputTypeError` naming them.
     """
 
     def __init__(self, pattern: str | bytes | Term, vocab: Sequence[bytes | None],
                  eos_id: int | None = None) -> None:
         self.term = pattern if isinstance(pattern, Term) else parse(pattern)
+        if isinstance(vocab, (str, bytes)) or not isinstance(vocab, Sequence):
+            raise InputTypeError(f"vocab must be a sequence of token bytes, not {type(vocab).__name__}: {vocab!r:.60}")
         self.vocab = list(vocab)
+        for t, data in enumerate(self.vocab):
+            if data is not None and not isinstance(data, bytes):
+                raise InputTypeError(f"vocab[{t}] must be bytes or None, not {type(data).__name__}: {data!r:.40}")
+        if eos_id is not None and (isinstance(eos_id, bool) or not isinstance(eos_id, int)):
+            raise InputTypeError(f"eos_id must be an int or None, not {type(eos_id).__name__}: {eos_id!r:.40}")
         if eos_id is not None and not 0 <= eos_id < len(self.vocab):
             raise VocabularyError(f"eos_id {eos_id} is outside the vocabulary (0..{len(self.vocab) - 1})")
         self.eos_id = eos_id
@@ -71,10 +79,12 @@ class Oracle:
         self._derived: list[Term] = []  # every derivative computed: alive, so memoized
 
     def after(self, text: bytes) -> Term:
-        """∂_text r: what may follow `text` (dead when nothing may)."""
-        return derivative_of_string(self.term, text, self._derived)
+        """∂_text r: what may follow `text` (bytes; dead when nothing may)."""
+        return derivative_of_string(self.term, bytes_argument(text, "text"), self._derived)
 
     def _entry(self, d: Term) -> tuple[tuple[int, ...], dict[int, Term]]:
+        if not isinstance(d, Term):
+            raise InputTypeError(f"d must be a Term (a derivative, from `after`), not {type(d).__name__}: {d!r:.40}")
         entry = self._memo.get(d)
         if entry is None:
             successors: dict[int, Term] = {}

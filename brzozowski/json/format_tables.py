@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..budget import Limits
 from ..automata.dfa import DFA, regex_to_dfa
 from ..automata.leaves import FormatTable, LeafAutomaton
 from .formats import FORMAT_PATTERNS, parse_format
@@ -47,7 +48,7 @@ def format_term(name: str) -> Term:
 
 def build_format_dfa(name: str) -> DFA:
     """The canonical DFA of `format_term`, explored and minimized (what the shipped tables hold)."""
-    return regex_to_dfa(format_term(name))
+    return regex_to_dfa(format_term(name), limits=Limits(compile_seconds=None))  # offline: no deadline
 
 
 @lru_cache(maxsize=None)
