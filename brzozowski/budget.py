@@ -50,8 +50,11 @@ class Limits:
     """Wall time for one compile (`compile_json_schema`, `regex_to_dfa`, a `TokenIndex`'s
     construction): a schema that needs longer is refused rather than holding a server."""
 
-    mask_seconds: float | None = 0.5
-    """Wall time for one mask or one advance: the states it explores and the trie walk it does."""
+    mask_seconds: float | None = 5.0
+    """Wall time for one mask or one advance: the states it explores and the trie walk it does. The
+    corpus's seeded random walks reach states inside strings bounded by length and pattern whose
+    first mask explores many states (`benchmarks/record/2026-12-04-limits.md`): the default stays
+    well above them, since a refused step ends a generation."""
 
     max_schema_depth: int | None = 64
     """How deeply a schema document may nest (objects and arrays, ``const``/``enum`` values
