@@ -1702,8 +1702,9 @@ def explain_json_schema(schema: Any, **options: Any) -> list[str]:
     (root): depth: arrays and objects nest at most 8 levels; deeper documents are impossible
     (root): spelling: property names, enum and const strings are written as json.dumps spells them (\\u escapes, or raw UTF-8); numbers in enum/const as json.dumps writes them
     """
+    from .inputs import as_json_schema
     notes: list[str] = []
-    json_schema_term(schema, notes=notes, **options)
+    json_schema_term(as_json_schema(schema), notes=notes, **options)
     return notes
 
 
@@ -1714,9 +1715,11 @@ def compile_json_schema(schema: Any, *, separators: tuple[str, str] = (",", ":")
                         notes: list[str] | None = None) -> LazyDFA:
     """A lazy DFA of the JSON documents `schema` allows (see the module doc for the options).
 
-    Raises `SchemaError` listing every refused keyword with its JSON pointer.
+    Raises `SchemaError` listing every refused keyword with its JSON pointer. `schema` may also be
+    a Pydantic model or an OpenAI ``response_format`` (`brzozowski.json.inputs.as_json_schema`).
     """
-    term = json_schema_term(schema, separators=separators, any_whitespace=any_whitespace,
+    from .inputs import as_json_schema
+    term = json_schema_term(as_json_schema(schema), separators=separators, any_whitespace=any_whitespace,
                             closed_objects=closed_objects, unknown_keywords=unknown_keywords,
                             max_depth=max_depth, unique_keys=unique_keys, notes=notes)
     return LazyDFA(term, max_states=max_states)

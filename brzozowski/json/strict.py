@@ -568,4 +568,5 @@ def json_schema_to_regex(schema: dict) -> str:
     >>> json_schema_to_regex({"enum": ["a", 1, None]})
     '("a"|1|null)'
     """
-    return _Compiler().schema(schema, "", None)
+    from .inputs import as_json_schema
+    return _Compiler().schema(as_json_schema(schema), "", None)
