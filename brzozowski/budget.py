@@ -53,12 +53,20 @@ class Limits:
     mask_seconds: float | None = 0.5
     """Wall time for one mask or one advance: the states it explores and the trie walk it does."""
 
+    bitmask_bytes: int | None = 1 << 30
+    """The largest token bitmask `allocate_bitmask` makes (batch rows x ceil(V / 32) int32 words):
+    an engine's batch with speculative rows over a 256k vocabulary takes a few hundred MB at most."""
+
     def __post_init__(self) -> None:
         for name in ("compile_seconds", "mask_seconds"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                       or not value > 0):
                 raise ArgumentError(f"Limits.{name} must be a positive number of seconds or None, not {value!r}")
+        for name in ("bitmask_bytes",):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ArgumentError(f"Limits.{name} must be a positive int or None, not {value!r}")
 
 
 DEFAULT_LIMITS = Limits()
