@@ -139,7 +139,13 @@ def positions(draw):
         out = allocate_bitmask(1, len(TOKENS))
         grammar.fill_bitmask(out, 0)
         assert grammar.accept_tokens("x", [draw(st.sampled_from(allowed(out[0])))])
-    tokens = draw(st.lists(st.integers(0, len(TOKENS) - 1), max_size=6))
+    walker, tokens = grammar.constraint.copy(), []  # a run of allowed tokens, then random ones
+    for _ in range(draw(st.integers(0, 4))):
+        if walker.done:
+            break
+        tokens.append(draw(st.sampled_from(allowed(walker.bitmask()))))
+        walker.advance(tokens[-1])
+    tokens += draw(st.lists(st.integers(0, len(TOKENS) - 1), max_size=3))
     return grammar, tokens
 
 
