@@ -31,7 +31,7 @@ row ``fill_bitmask`` writes is ``Constraint.bitmask()``; ``validate_tokens(t)`` 
 >>> backend = BrzozowskiBackend(vocabulary=Vocabulary([b"yes", b"no", b"y", None], eos_id=3))
 >>> grammar = backend.compile_grammar(StructuredOutputOptions.CHOICE, '["yes", "no"]')
 >>> grammar.validate_tokens([2, 0]), grammar.accept_tokens("r1", [0, 3]), grammar.is_terminated()
-([], True, True)
+([2], True, True)
 
 Reference: vLLM v1 ``StructuredOutputManager.grammar_bitmask`` (the batch fill with speculative
 rows, then rollback) and ``backend_guidance.py`` / ``backend_xgrammar.py``.
