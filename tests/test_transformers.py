@@ -42,8 +42,8 @@ PROMPTS = ["What is the weather in Paris?", "Add 17 and 25.", "Search the web fo
            "Is it raining in Tokyo?", "What is 300 plus 12?", "Find recipes for pancakes.",
            "Weather in Berlin in fahrenheit?", "Compute -5 + 40.", "Look up the tallest building.",
            "How warm is Madrid today?", "Sum 1000 and -999.", "Search for python tutorials."]
-SYSTEM = ("You call exactly one tool. Answer with JSON {\"name\": ..., \"arguments\": {...}} only. Tools: "
-          + json.dumps([t["function"] for t in TOOLS]))
+SYSTEM = ('Reply with one tool call as JSON {"name": ..., "arguments": {...}} only. Tools: '
+          "get_weather(city, unit), add(a, b), search(query, limit).")  # short: the prefill is most of the time
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_twelve_sampled_tool_calls_of_smollm2_all_finish_and_validate(smollm2, r
     assert len(names) >= 2, texts  # not one tool for every prompt
     unconstrained = []
     for lo in range(0, 12, 4):
-        unconstrained += generate(tokenizer, model, PROMPTS[lo:lo + 4])[0]
+        unconstrained += generate(tokenizer, model, PROMPTS[lo:lo + 4], max_new_tokens=60)[0]  # a call is ~30
     valid = sum(call_is_valid(text.strip(), schema) for text in unconstrained)
     record_property("unconstrained_valid", valid)
     print(f"\nconstrained: 12/12 valid; unconstrained, the same prompts: {valid}/12 valid")

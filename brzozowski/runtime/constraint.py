@@ -249,8 +249,9 @@ def fill_bitmasks(constraints: Sequence[Constraint], out: np.ndarray, *, executo
     `executor` (a ``concurrent.futures.Executor`` the caller owns, e.g. a ``ThreadPoolExecutor``):
     the rows are filled in chunks of `FILL_CHUNK` on its workers. The rows and errors are the same
     either way; what runs outside the GIL there is numpy's part of the work (unpacking, the trie
-    levels' array operations, the row copies), so it pays only when masks are computed on the way
-    over different indexes (the walk of one index holds that index's lock).
+    levels' array operations, the row copies), so it can pay only when masks are computed on the
+    way over different indexes (the walk of one index holds that index's lock); rows whose masks are
+    cached are one copy each, cheaper than handing them to a thread (`benchmarks/record/`).
     """
     if isinstance(constraints, (str, bytes)) or not isinstance(constraints, Sequence):
         raise InputTypeError(
