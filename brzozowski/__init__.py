@@ -31,9 +31,12 @@ from .errors import (
 )
 from .golden import Oracle, check_golden
 from .json.compiler import DEFAULT_MAX_DEPTH, compile_json_schema, explain_json_schema
+from .json.user_schemas import as_json_schema, tool_call_schema
 from .json.strict import json_schema_to_regex
 from .masks.index import TokenIndex
-from .runtime.constraint import Constraint, apply_mask, constrained_sample
+from .runtime.backend import BrzozowskiBackend, BrzozowskiGrammar, StructuredOutputOptions
+from .runtime.constraint import Constraint, allocate_bitmask, apply_mask, constrained_sample, fill_bitmasks
+from .runtime.transformers import TransformersLogitsProcessor, tokenizer_vocabulary
 from .runtime.sampling import SamplingParams, distribution, sample
 from .vocab.tokenizers import bytes_to_unicode, load_tiktoken_vocab, load_vocab, unicode_to_bytes, vocab_bytes
 from .vocab.vocabulary import VocabTrie, Vocabulary, vocab_trie
@@ -47,7 +50,9 @@ __all__ = [
     "DFA",
     "MAX_REPEAT_COUNT",
     "Automaton",
+    "BrzozowskiBackend",
     "BrzozowskiError",
+    "BrzozowskiGrammar",
     "BudgetError",
     "Constraint",
     "GoldenMismatchError",
@@ -62,15 +67,19 @@ __all__ = [
     "SchemaError",
     "SchemaProblem",
     "StateBudgetError",
+    "StructuredOutputOptions",
     "Term",
     "TimeBudgetError",
     "TokenError",
     "TokenIndex",
+    "TransformersLogitsProcessor",
     "VocabTrie",
     "Vocabulary",
     "VocabularyError",
+    "allocate_bitmask",
     "alt",
     "apply_mask",
+    "as_json_schema",
     "bytes_to_unicode",
     "check_golden",
     "compile_json_schema",
@@ -79,6 +88,7 @@ __all__ = [
     "constrained_sample",
     "distribution",
     "explain_json_schema",
+    "fill_bitmasks",
     "freeze_long_lived",
     "inter",
     "json_schema_to_regex",
@@ -87,6 +97,8 @@ __all__ = [
     "parse",
     "regex_to_dfa",
     "sample",
+    "tokenizer_vocabulary",
+    "tool_call_schema",
     "unicode_to_bytes",
     "vocab_bytes",
     "vocab_trie",

@@ -93,6 +93,10 @@ class Limits:
     schema corpus is a few hundred characters; a literal of this length already needs as many
     states as the default state budget allows."""
 
+    bitmask_bytes: int | None = 1 << 30
+    """The largest token bitmask `allocate_bitmask` makes (batch rows x ceil(V / 32) int32 words):
+    an engine's batch with speculative rows over a 256k vocabulary takes a few hundred MB at most."""
+
     def __post_init__(self) -> None:
         for name in ("compile_seconds", "mask_seconds"):
             value = getattr(self, name)
@@ -105,9 +109,8 @@ class Limits:
                 raise ArgumentError(f"Limits.{name} must be a positive integer or None, not {value!r}")
 
 
-_COUNTS = ("max_schema_depth", "max_document_depth", "max_schema_bytes", "max_properties",
-           "max_enum_members", "max_literal_length", "max_contains_count", "max_token_bytes", "pattern_length")
-
+_COUNTS = ("max_schema_depth", "max_document_depth", "max_schema_bytes", "max_properties", "max_enum_members",
+           "max_literal_length", "max_contains_count", "max_token_bytes", "pattern_length", "bitmask_bytes")
 
 DEFAULT_LIMITS = Limits()
 

@@ -74,6 +74,7 @@ import sys
 from typing import Any
 
 from ..errors import SchemaError
+from .user_schemas import as_json_schema
 from ..core.syntax import MAX_REPEAT_COUNT
 
 __all__ = ["json_schema_to_regex"]
@@ -568,4 +569,4 @@ def json_schema_to_regex(schema: dict) -> str:
     >>> json_schema_to_regex({"enum": ["a", 1, None]})
     '("a"|1|null)'
     """
-    return _Compiler().schema(schema, "", None)
+    return _Compiler().schema(as_json_schema(schema), "", None)

@@ -44,17 +44,19 @@ Generation for LLMs".
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
 
 from ..core.alphabet import DEAD
-from ..errors import InputTypeError, MaskError, TokenError
+from ..budget import DEFAULT_LIMITS, Limits
+from ..errors import InputLimitError, InputTypeError, MaskError, TokenError
 from ..masks.index import TokenIndex
 from .sampling import SamplingParams, sample
 
 __all__ = [
-    "Constraint", "allocate_bitmask", "apply_mask", "constrained_sample", "fill_bitmasks",
+    "FILL_CHUNK", "Constraint", "allocate_bitmask", "apply_mask", "constrained_sample", "fill_bitmasks",
     "forced_tokens", "greedy_tokenizer",
 ]
 
@@ -206,9 +208,12 @@ class Constraint:
         return "a special token" if data is None else repr(data)
 
 
-def allocate_bitmask(batch_size: int, vocab_size: int) -> np.ndarray:
+def allocate_bitmask(batch_size: int, vocab_size: int, limits: Limits = DEFAULT_LIMITS) -> np.ndarray:
     """An int32 array of shape ``(batch_size, ceil(vocab_size / 32))`` with every bit set (every
     token allowed): the buffer `Constraint.fill_bitmask` and `fill_bitmasks` write into.
+
+    `MaskError` when a size is not a positive int; `InputLimitError` when the array would take more
+    than ``limits.bitmask_bytes`` (a request cannot make a server allocate without bound).
 
     >>> allocate_bitmask(2, 40).shape
     (2, 2)
@@ -216,20 +221,62 @@ def allocate_bitmask(batch_size: int, vocab_size: int) -> np.ndarray:
     for name, value in (("batch_size", batch_size), ("vocab_size", vocab_size)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise MaskError(f"{name} must be a positive int, not {value!r}")
-    return np.full((int(batch_size), -(-int(vocab_size) // 32)), -1, dtype=np.int32)
+    if not isinstance(limits, Limits):
+        raise InputTypeError(f"limits must be a brzozowski.budget.Limits, not {type(limits).__name__}")
+    shape = (int(batch_size), -(-int(vocab_size) // 32))
+    size = 4 * shape[0] * shape[1]
+    if limits.bitmask_bytes is not None and size > limits.bitmask_bytes:
+        raise InputLimitError(
+            f"a bitmask of shape {shape} takes {size} bytes: more than Limits.bitmask_bytes "
+            f"({limits.bitmask_bytes}) allows (batch_size={batch_size}, vocab_size={vocab_size})"
+        )
+    return np.full(shape, -1, dtype=np.int32)
 
 
-def fill_bitmasks(constraints: Sequence[Constraint], out: np.ndarray) -> None:
+FILL_CHUNK = 16
+"""Rows per task when `fill_bitmasks` is given an executor (vLLM's scheduler hands out 16 too)."""
+
+
+def fill_bitmasks(constraints: Sequence[Constraint], out: np.ndarray, *, executor: Executor | None = None) -> None:
     """Fill row i of `out` with the packed mask of ``constraints[i]``, for a whole batch in one call.
 
-    `out` is an int32 array of shape ``(batch, ceil(V / 32))`` with ``batch >= len(constraints)``;
-    rows past the constraints are left alone. Errors as in `Constraint.fill_bitmask`, naming the row.
+    `out` is a writable int32 array of shape ``(batch, ceil(V / 32))`` with ``batch >=
+    len(constraints)``; rows past the constraints are left alone. Every argument is checked before
+    any row is written: `InputTypeError` when `constraints` is not a sequence of `Constraint`
+    (an iterator, None, another object: naming its row), `MaskError` for the array (shape, dtype,
+    read-only). A constraint that is done is a `TokenError` naming its row.
+
+    `executor` (a ``concurrent.futures.Executor`` the caller owns, e.g. a ``ThreadPoolExecutor``):
+    the rows are filled in chunks of `FILL_CHUNK` on its workers. The rows and errors are the same
+    either way; what runs outside the GIL there is numpy's part of the work (unpacking, the trie
+    levels' array operations, the row copies), so it can pay only when masks are computed on the
+    way over different indexes (the walk of one index holds that index's lock); rows whose masks are
+    cached are one copy each, cheaper than handing them to a thread (`benchmarks/record/`).
     """
+    if isinstance(constraints, (str, bytes)) or not isinstance(constraints, Sequence):
+        raise InputTypeError(
+            f"fill_bitmasks needs a sequence (list or tuple) of Constraint, not {type(constraints).__name__}"
+        )
     if len(constraints) > (len(out) if isinstance(out, np.ndarray) and out.ndim == 2 else 0):
         shape = out.shape if isinstance(out, np.ndarray) else type(out).__name__
         raise MaskError(f"{len(constraints)} constraints do not fit a bitmask array of shape {shape}")
     for row, constraint in enumerate(constraints):
-        constraint.fill_bitmask(out, row)
+        if not isinstance(constraint, Constraint):
+            raise InputTypeError(f"row {row} of fill_bitmasks is {type(constraint).__name__}, not a Constraint")
+        constraint._refuse_after_eos(f"fill row {row} of the bitmask")
+        _check_bitmask_array(out, row, -(-constraint.index.vocab_size // 32))
+    if executor is None or len(constraints) <= FILL_CHUNK:
+        _fill_rows(constraints, out, 0, len(constraints))
+        return
+    futures = [executor.submit(_fill_rows, constraints, out, lo, min(lo + FILL_CHUNK, len(constraints)))
+               for lo in range(0, len(constraints), FILL_CHUNK)]
+    for future in futures:  # in row order, so the first failing chunk's error is the one raised
+        future.result()
+
+
+def _fill_rows(constraints: Sequence[Constraint], out: np.ndarray, lo: int, hi: int) -> None:
+    for row in range(lo, hi):
+        out[row] = constraints[row].bitmask()
 
 
 def _check_bitmask_array(out: Any, row: Any, words: int) -> None:
@@ -240,6 +287,8 @@ def _check_bitmask_array(out: Any, row: Any, words: int) -> None:
         raise MaskError(f"the bitmask array has {out.shape[1]} words per row, the vocabulary needs {words}")
     if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < out.shape[0]:
         raise MaskError(f"row {row!r} is not a row of the bitmask array of shape {out.shape}")
+    if not out.flags.writeable:
+        raise MaskError(f"the bitmask array of shape {out.shape} is read-only: pass a writable array")
 
 
 def greedy_tokenizer(vocab: Sequence[bytes | None]):

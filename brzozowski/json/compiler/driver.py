@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..user_schemas import as_json_schema
 from ...automata.lazy import DEFAULT_MAX_STATES, LazyDFA, is_empty
 from ...budget import DEFAULT_LIMITS, Limits, within
 from ...core.terms import EMPTY, Term, concat
@@ -122,7 +123,7 @@ def explain_json_schema(schema: Any, **options: Any) -> list[str]:
     (root): spelling: property names, enum and const strings are written as json.dumps spells them (\\u escapes, or raw UTF-8); numbers in enum/const as json.dumps writes them
     """
     notes: list[str] = []
-    json_schema_term(schema, notes=notes, **options)
+    json_schema_term(as_json_schema(schema), notes=notes, **options)
     return notes
 
 
@@ -135,8 +136,10 @@ def compile_json_schema(schema: Any, *, separators: tuple[str, str] = (",", ":")
 
     Raises `SchemaError` listing every refused keyword with its JSON pointer, and a `BudgetError`
     where `limits` (`brzozowski.budget.Limits`) refuse the schema's size or the compile's time.
+    `schema` may also be a Pydantic model or an OpenAI ``response_format``
+    (`brzozowski.json.user_schemas.as_json_schema`).
     """
-    term = json_schema_term(schema, separators=separators, any_whitespace=any_whitespace,
+    term = json_schema_term(as_json_schema(schema), separators=separators, any_whitespace=any_whitespace,
                             closed_objects=closed_objects, unknown_keywords=unknown_keywords,
                             max_depth=max_depth, unique_keys=unique_keys, notes=notes, limits=limits)
     return LazyDFA(term, max_states=max_states)
