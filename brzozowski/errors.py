@@ -139,6 +139,15 @@ class SchemaError(BrzozowskiError):
             super().__init__(f"{len(self.problems)} problems in the schema:\n{lines}")
 
 
+class SchemaTypeError(SchemaError, InputTypeError):
+    """A value given as a schema that is no schema at all (not a dict or bool, a Pydantic v2 model
+    or TypeAdapter, or an OpenAI ``response_format``): a `SchemaError` at the root (empty pointer,
+    no keyword) and a `TypeError` alike, so both front doors' callers catch it as they expect."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "")
+
+
 class VocabularyError(BrzozowskiError):
     """A vocabulary or tokenizer that cannot be turned into token bytes."""
 

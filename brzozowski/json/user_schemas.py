@@ -45,7 +45,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import ArgumentError, InputTypeError, SchemaError
+from ..errors import ArgumentError, InputTypeError, SchemaError, SchemaTypeError
 
 __all__ = ["as_json_schema", "tool_call_schema"]
 
@@ -60,7 +60,8 @@ _SUBSCHEMAS = ("additionalProperties", "unevaluatedProperties", "propertyNames",
 def as_json_schema(schema: Any) -> Any:
     """The JSON schema that `schema` stands for (see the module doc); a dict or bool is returned as is.
 
-    `InputTypeError` for anything that is none of these (naming its type); `SchemaError` for a
+    `SchemaTypeError` (an `InputTypeError` and a `SchemaError` at the root) for anything that is
+    none of these (naming its type); `SchemaError` for a
     ``response_format`` without its schema; `ArgumentError` for ``{"type": "text"}``.
     """
     if isinstance(schema, (bool, dict)):
@@ -77,7 +78,7 @@ def as_json_schema(schema: Any) -> Any:
         raise InputTypeError(f"{schema.__name__} looks like a Pydantic v1 model: only Pydantic v2 models are read")
     if isinstance(schema, Mapping):
         return as_json_schema(dict(schema))
-    raise InputTypeError(
+    raise SchemaTypeError(
         f"a schema is a JSON schema (dict or bool), a Pydantic v2 model class or TypeAdapter, or an "
         f"OpenAI response_format; not {schema!r:.80} ({type(schema).__name__})"
     )

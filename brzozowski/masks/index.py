@@ -234,7 +234,7 @@ class TokenIndex:
         return self._mask(self._check_state(state), Form.PACKED)
 
     def _mask(self, state: int, form: Form) -> np.ndarray:
-        key = 2 * state + (form is Form.PACKED)  # 2s: the mask of s, 2s + 1: its bitmask
+        key = 2 * state + (form is Form.PACKED)  # even keys: a state's bool mask, odd keys: its packed bitmask
         found = self._cached(key)
         if found is None:
             with self._walk_lock:
