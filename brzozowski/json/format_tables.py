@@ -7,7 +7,7 @@ first time any schema reaches it, so a first mask inside a format would pay for 
 every format (`regex_to_dfa` of the quoted term: start 0, DEAD -1, the state after the closing
 quote accepting with every byte DEAD) ship as ``format_tables.npz`` (columns per byte class,
 ~100 kB compressed), so a process reads a format's states from a table from its first mask on
-(`brzozowski.automata.leaves.format_leaf`).
+(`brzozowski.json.format_tables.format_leaf`).
 
 Invariant: the shipped table of each format equals `build_format_dfa` (its quoted term, explored
 and minimized), so its language is exactly the term's; a test rebuilds every table and compares.

@@ -7,7 +7,7 @@ decision pass a `Tuning` rather than patching modules.
 
 Fields marked *per vocabulary* size or shape tables that a vocabulary builds once and every
 index over it shares: they are read from `DEFAULT_TUNING` by the preparer that builds them
-(`brzozowski.json.masks.tables`), not from an index's tuning. Measurements behind the defaults:
+(`brzozowski.json.masks.prepare_json_tables`), not from an index's tuning. Measurements behind the defaults:
 ``benchmarks/record/``.
 """
 

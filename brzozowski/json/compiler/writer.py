@@ -36,7 +36,7 @@ bytes (held for good: most nodes of a trie of names have one child, and these ar
 def _plain_keys_except(names: list[str]) -> Term:
     """Quoted plain-ASCII keys (no escapes) that are none of `names`, built on the trie of `names`
     (from the leaves up, without recursion: names may be long). Masks read key states off this
-    shape (`brzozowski.masks.index._key_children`; the trie registered in `PLAIN_KEY_TRIES`); another
+    shape (`brzozowski.json.masks.keys.key_children`; the trie registered in `PLAIN_KEY_TRIES`); another
     shape is still exact, only slower."""
     trie: dict = {}
     for name in names:
