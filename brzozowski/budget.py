@@ -122,34 +122,37 @@ def require_limits(limits: object) -> Limits:
     return limits
 
 
-class _Deadline:
-    __slots__ = ("end", "limit", "seconds", "where")
-
-    def __init__(self, end: float, limit: str, seconds: float, where: str) -> None:
-        self.end, self.limit, self.seconds, self.where = end, limit, seconds, where
-
-
-_CURRENT: contextvars.ContextVar[_Deadline | None] = contextvars.ContextVar("brzozowski_deadline", default=None)
-
-
-@contextmanager
-def within(seconds: float | None, limit: str, where: str = "") -> Iterator[None]:
+class within:  # noqa: N801 - used as ``with within(...)``, as contextlib's ``suppress``
     """Run the ``with`` block under a deadline of ``seconds`` named ``limit`` (``None``: no new deadline).
 
-    An enclosing deadline that ends sooner stays in force."""
-    outer = _CURRENT.get()
-    if seconds is None:
-        yield
-        return
-    end = time.monotonic() + seconds
-    if outer is not None and outer.end <= end:
-        yield
-        return
-    token = _CURRENT.set(_Deadline(end, limit, seconds, where))
-    try:
-        yield
-    finally:
-        _CURRENT.reset(token)
+    An enclosing deadline that ends sooner stays in force. (A class rather than a generator: a mask
+    step opens one per computed mask and per new advance.) While in force, the object itself is the
+    current deadline: its ``end`` (monotonic time), ``limit``, ``seconds`` and ``where``."""
+
+    __slots__ = ("end", "limit", "seconds", "where", "_token")
+
+    def __init__(self, seconds: float | None, limit: str, where: str = "") -> None:
+        self.seconds, self.limit, self.where = seconds, limit, where
+        self._token = None
+
+    def __enter__(self) -> None:
+        seconds = self.seconds
+        if seconds is None:
+            return
+        self.end = end = time.monotonic() + seconds
+        outer = _CURRENT.get()
+        if outer is not None and outer.end <= end:
+            return
+        self._token = _CURRENT.set(self)
+
+    def __exit__(self, *exc: object) -> None:
+        token = self._token
+        if token is not None:
+            self._token = None
+            _CURRENT.reset(token)
+
+
+_CURRENT: contextvars.ContextVar[within | None] = contextvars.ContextVar("brzozowski_deadline", default=None)
 
 
 @contextmanager

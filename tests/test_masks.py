@@ -456,6 +456,13 @@ def test_the_mask_cache_evicts_the_least_recently_used_within_its_bytes():
     for key in range(4):
         counted.put(key, None if key == 1 else key)
     assert (len(counted), counted.get(1, "gone"), counted.get(3)) == (2, "gone", 3)
+    lru = BoundedCache(2)  # unweighted: least recently used out first, a key put again is a use
+    lru.put("a", 1), lru.put("b", 2), lru.get("a"), lru.put("c", 3)
+    assert list(lru) == ["a", "c"] and lru.currsize == 2
+    lru.put("a", 4), lru.put("d", 5)
+    assert list(lru) == ["a", "d"] and lru["a"] == 4 and lru.currsize == 2
+    nothing = BoundedCache(0)
+    assert nothing.put("x", 1) == 1 and (len(nothing), nothing.currsize) == (0, 0)
 
 
 def test_vocab_trie_is_shared_and_reusable():

@@ -55,17 +55,27 @@ class BoundedCache:
 
     def put(self, key: Hashable, value: object) -> object:
         """Keep `value` under `key` (evicting the least recently used past the budget); returns it."""
-        weight = 1 if self._weigh is None else self._weigh(value)
         entries = self._entries
+        if self._weigh is None:  # each entry weighs 1: the budget is a count
+            if key in entries:
+                entries.move_to_end(key)
+            elif self.budget < 1:
+                return value
+            else:
+                while len(entries) >= self.budget:
+                    entries.popitem(last=False)
+            entries[key] = value
+            self.currsize = len(entries)
+            return value
+        weight = self._weigh(value)
         old = entries.pop(key, None)
         if old is not None:
-            self.currsize -= 1 if self._weigh is None else self._weigh(old)
+            self.currsize -= self._weigh(old)
         if weight > self.budget:
             return value
         self.currsize += weight
         while self.currsize > self.budget and entries:
-            evicted = entries.popitem(last=False)[1]
-            self.currsize -= 1 if self._weigh is None else self._weigh(evicted)
+            self.currsize -= self._weigh(entries.popitem(last=False)[1])
         entries[key] = value
         return value
 
