@@ -225,28 +225,34 @@ class TokenIndex:
 
     def mask(self, state: int) -> np.ndarray:
         """The allowed tokens in `state`: a read-only bool array of length vocab_size."""
-        return self._mask(self._check_state(state), Form.BOOL)
+        state = self._check_state(state)
+        with self._cache_lock:  # (the warm path, inline: one lookup, no call)
+            found = self._cache.get(2 * state)
+        return found if found is not None else self._missing(state, Form.BOOL)
 
     def bitmask(self, state: int) -> np.ndarray:
         """The mask packed in int32 words: token t is bit t % 32 of word t // 32 (read-only).
 
         Only the bits are cached (a bool mask computed for them is not): an engine that asks
         for bitmasks alone keeps 1/8 of the memory per state."""
-        return self._mask(self._check_state(state), Form.PACKED)
+        state = self._check_state(state)
+        with self._cache_lock:
+            found = self._cache.get(2 * state + 1)
+        return found if found is not None else self._missing(state, Form.PACKED)
 
-    def _mask(self, state: int, form: Form) -> np.ndarray:
+    def _missing(self, state: int, form: Form) -> np.ndarray:
+        """A mask not found in the cache: under the walk lock, found there after all (another
+        thread's), or made from the other form's cached array, or computed; then stored."""
         key = 2 * state + (form is Form.PACKED)  # even keys: a state's bool mask, odd keys: its packed bitmask
-        found = self._cached(key)
-        if found is None:
-            with self._walk_lock:
-                found = self._cached(key)
-                if found is None:
-                    other = self._cached(key ^ 1)
-                    if other is None:
-                        found = self._compute(state, form)
-                    else:
-                        found = unpacked(other, self.vocab_size) if form is Form.BOOL else packed(other)
-                    self._store(key, found)
+        with self._walk_lock:
+            found = self._cached(key)
+            if found is None:
+                other = self._cached(key ^ 1)
+                if other is None:
+                    found = self._compute(state, form)
+                else:
+                    found = unpacked(other, self.vocab_size) if form is Form.BOOL else packed(other)
+                self._store(key, found)
         return found
 
     def next_state(self, state: int, token_id: int) -> int:
