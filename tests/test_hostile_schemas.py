@@ -232,6 +232,7 @@ SLOW = [
     ("dependentSchemas over 30 properties", {"type": "object", "properties": {n: {"type": "integer"} for n in NAMES},
                                              "dependentSchemas": {NAMES[i]: {"required": [NAMES[i + 1]]}
                                                                   for i in range(30)}}, "(root)"),
+    ("const object of 10,000 keys", {"const": {f"key{j}": "v" * 90 for j in range(10_000)}}, "/const"),
 ]
 
 

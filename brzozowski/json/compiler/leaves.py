@@ -77,7 +77,7 @@ class _Leaves:
                 self.refuse(where, "enum" if "enum" in node else "const", f"not a JSON value ({e})")
                 continue
             if derivative_of_string(others, text, derived).nullable:
-                kept.append(self.w.value(value))
+                kept.append(self.w.value(value, where))
             else:
                 self.note(where, "this value is not written: it fails the schema's other keywords as "
                                  "written (type, bounds, property order, depth)")
