@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from brzozowski import StateBudgetError, compile_json_schema, explain_json_schema
 from brzozowski.budget import Limits
-from brzozowski.errors import TimeBudgetError
+from brzozowski.errors import SchemaError, TimeBudgetError
 from brzozowski.json.leaf_terms import _narrows
 from tests.strategies import in_schema_order, object_cases
 
@@ -35,15 +35,15 @@ def _valid(schema: dict, text: bytes) -> bool:
 
 
 def _narrowed(schema: dict, instance: dict, notes: list[str]) -> bool:
-    """Whether a narrowing that the notes name refuses `instance`: other keys beside listed names
-    are plain ASCII; where a pattern reads \\d . $ differently in ECMA-262 and Python, keys outside
-    printable ASCII may be refused."""
+    """Whether a narrowing that the notes name may refuse `instance`: other keys beside listed
+    names are plain ASCII; a propertyNames pattern that reads \\d . $ differently in ECMA-262 and
+    Python's re keeps to what both match (a listed name outside it is never written)."""
     listed = set(schema.get("properties", {}))
-    others = [k for k in instance if k not in listed]
-    odd = [k for k in others if any(ord(c) not in _PLAIN for c in k)]
-    if odd and any("plain ASCII without escapes" in n for n in notes):
+    odd = [k for k in instance if any(ord(c) not in _PLAIN for c in k)]
+    if any(k not in listed for k in odd) and any("plain ASCII without escapes" in n for n in notes):
         return True
-    return bool(odd) and any(_narrows(p) for p in schema.get("patternProperties", {}))
+    rule = schema.get("propertyNames", {})
+    return bool(odd) and isinstance(rule, dict) and _narrows(rule.get("pattern", ""))
 
 
 def _mutants(text: bytes):
@@ -61,7 +61,11 @@ def test_valid_objects_are_accepted_and_mutants_judged(case, order):
     assume(instance is not None)
     assert jsonschema.Draft202012Validator(schema, format_checker=_CHECKER).is_valid(instance)
     notes: list[str] = []
-    lazy = compile_json_schema(schema, closed_objects=False, property_order=order, notes=notes)
+    try:
+        lazy = compile_json_schema(schema, closed_objects=False, property_order=order, notes=notes)
+    except SchemaError:  # no document: a required name that only Python's re lets through
+        assert _narrowed(schema, instance, [])
+        return
     doc = instance if order == "any" else in_schema_order(schema, instance)
     texts = {json.dumps(doc, separators=(",", ":"), ensure_ascii=a).encode() for a in (True, False)}
     for text in texts:

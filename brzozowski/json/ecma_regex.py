@@ -48,7 +48,7 @@ from .strings import ANY_STRING, CodePoints, complement, encoded_chars, intersec
 from ..core.syntax import MAX_REPEAT_COUNT
 from ..core.terms import EPSILON, Term, alt, concat, repeat
 
-__all__ = ["Piece", "parse_pattern", "pattern_term", "python_pattern_term"]
+__all__ = ["Piece", "parse_pattern", "pattern_term", "wide_pattern_term"]
 
 #: A character set as each dialect means it: (ECMA's code points, Python's code points).
 Meaning = tuple[CodePoints, CodePoints]
@@ -104,14 +104,14 @@ def _single(c: int) -> Meaning:
 class _Parser:
     """Recursive descent over the pattern; `pos` is the offset of the next character."""
 
-    def __init__(self, pattern: str, python: bool = False) -> None:
+    def __init__(self, pattern: str, wide: bool = False) -> None:
         self.pattern = pattern
         self.pos = 0
-        self.python = python  # Python's meaning alone (`python_pattern_term`), else both dialects'
+        self.wide = wide  # what either dialect means (`wide_pattern_term`), else what both mean
 
     def chars(self, meaning: Meaning) -> Piece:
-        """The spellings of the characters of a set: as both dialects mean it, or as Python does."""
-        return (encoded_chars(meaning[1]), 1, 1) if self.python else _chars(meaning)
+        """The spellings of the characters of a set: those both dialects put in it, or either."""
+        return (encoded_chars(union(*meaning)), 1, 1) if self.wide else _chars(meaning)
 
     def error(self, message: str, offset: int | None = None) -> SchemaError:
         at = self.pos if offset is None else offset
@@ -130,7 +130,7 @@ class _Parser:
                 self.pos += 1
             (body, fewest, most), anchored_end = self.alternative(top=True)
             end = EPSILON if anchored_end else ANY_STRING
-            if anchored_end and self.python:  # Python's '$' also matches before a final newline
+            if anchored_end and self.wide:  # Python's '$' also matches before a final newline
                 end, most = alt(EPSILON, encoded_chars(((0x0A, 0x0A),))), None
             branches.append((concat(EPSILON if anchored_start else ANY_STRING, body, end),
                              fewest, most if anchored_start and anchored_end else None))
@@ -353,7 +353,7 @@ pattern evicts the oldest; each entry holds its terms and the derivatives taken 
 (`brzozowski.core.derivatives.keep_derivatives`), so this bounds what the cache keeps alive in a
 long-running process."""
 
-_PIECES: dict[str | tuple[str, str], Piece | Term] = {}  # (python_pattern_term's: by ("python", pattern))
+_PIECES: dict[str | tuple[str, str], Piece | Term] = {}  # (wide_pattern_term's: by ("wide", pattern))
 
 
 def pattern_term(pattern: str) -> Term:
@@ -361,16 +361,18 @@ def pattern_term(pattern: str) -> Term:
     return parse_pattern(pattern)[0]
 
 
-def python_pattern_term(pattern: str) -> Term:
-    """The JSON string contents whose decoded string Python's ``re.search`` finds `pattern` in, for
-    the patterns `parse_pattern` accepts (which raises `SchemaError` for the others): every
-    character set and ``$`` as Python means them. Where the dialects differ this is wider than
-    `pattern_term`, so its complement holds only strings that ``jsonschema`` finds no match in."""
+def wide_pattern_term(pattern: str) -> Term:
+    """The JSON string contents whose decoded string ECMA-262 *or* Python's ``re.search`` finds
+    `pattern` in, for the patterns `parse_pattern` accepts (which raises `SchemaError` for the
+    others): each character set as the union of both meanings, ``$`` as Python's (end, or before a
+    final newline). A pattern's language only grows with its character sets, so this holds both
+    dialects' matches: its complement holds only strings that neither finds a match in. Where the
+    dialects agree it is `pattern_term`'s language."""
     parse_pattern(pattern)  # the checks and errors
-    key = ("python", pattern)
+    key = ("wide", pattern)
     term = _PIECES.get(key)
     if term is None:
-        term = _Parser(pattern, python=True).top()[0]
+        term = _Parser(pattern, wide=True).top()[0]
         while len(_PIECES) >= MAX_PIECES:
             _PIECES.pop(next(iter(_PIECES)), None)
         _PIECES[key] = term

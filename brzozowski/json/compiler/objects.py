@@ -20,7 +20,7 @@ from ...core.derivatives import derivative, matches
 from ...automata.lazy import is_empty
 from ...core.terms import EMPTY, Term, alt, byte, compl, concat, inter, literal, star
 from ...errors import SchemaError, StateBudgetError, TimeBudgetError
-from ..ecma_regex import python_pattern_term
+from ..ecma_regex import wide_pattern_term
 from ..leaf_terms import _narrows, json_string_term
 from ..strings import _escaped_unit, encoded_chars
 from ..refs import pointer_append
@@ -181,23 +181,32 @@ class _Objects:
         if names:
             universe = inter(universe, compl(_spelled_names(names)))
         kinds: list[tuple[Term, Term]] = []
-        values: dict[frozenset, Term] = {}
-        for key, matched in self._regions(universe, keys, ptr):
-            if not matched and extra is False:
-                continue
-            value = values.get(matched)
-            if value is None and not matched:
-                value = self.term(True if extra is None else extra, extra_ptr, base, depth - 1)
-            elif value is None:
-                schemas = [patterns[p] for p in patterns if p in matched]
-                distinct = [s for i, s in enumerate(schemas) if all(s != t for t in schemas[:i])]
-                where = pointer_append(pointer_append(ptr, "patternProperties"), next(iter(
-                    p for p in patterns if p in matched)))
-                value = (self.term(distinct[0], where, base, depth - 1) if len(distinct) == 1
-                         else self._merged_term(distinct, where, base, depth - 1))
-            values[matched] = value
-            kinds.append((key, value))
+        for key, sure, unsure in self._regions(universe, keys, ptr):
+            value = self._region_value(patterns, sure, unsure, extra, ptr, base, depth)
+            if value is not EMPTY:
+                kinds.append((key, value))
         return kinds
+
+    def _region_value(self, patterns: dict, sure: frozenset, unsure: frozenset, extra: Any, ptr: str,
+                      base: str, depth: int) -> Term:
+        """The values of keys that match the patterns `sure` (in both dialects) and maybe `unsure`
+        (in one of ECMA-262 and Python's re): every such pattern's schema, and
+        additionalProperties unless a pattern surely matches."""
+        parts = [patterns[p] for p in patterns if p in sure or p in unsure]
+        if not sure:
+            parts.append(True if extra is None else extra)
+        distinct = [s for i, s in enumerate(parts) if all(s != t for t in parts[:i]) and s is not True and s != {}]
+        if not distinct:
+            distinct = [True]
+        if unsure:
+            self.note(ptr, "keys that ECMA-262 and Python's re read differently for a patternProperties "
+                           "pattern (\\d, ., $, ...) take the schemas of both readings")
+        first = next((p for p in patterns if p in sure or p in unsure), None)
+        where = (pointer_append(ptr, "additionalProperties") if first is None
+                 else pointer_append(pointer_append(ptr, "patternProperties"), first))
+        if len(distinct) == 1:
+            return self.term(distinct[0], where, base, depth - 1)
+        return self._merged_term(distinct, where, base, depth - 1)
 
     def _pattern_key(self, where: str, pattern: str, names: list[str]) -> tuple[Term, Term] | None:
         """The keys matching a patternProperties pattern: those both ECMA-262 and Python's re find it
@@ -207,7 +216,7 @@ class _Objects:
         notes: list[str] = []
         try:
             term = json_string_term(pattern=pattern, notes=notes)
-            wide = concat(_QUOTE, python_pattern_term(pattern), _QUOTE) if _narrows(pattern) else term
+            wide = concat(_QUOTE, wide_pattern_term(pattern), _QUOTE) if _narrows(pattern) else term
         except TimeBudgetError:
             check_deadline(where)
             raise
@@ -220,29 +229,33 @@ class _Objects:
             self.note(where, text)
         return term, wide
 
-    def _regions(self, universe: Term, keys: dict[str, tuple[Term, Term]], ptr: str) -> list[tuple[Term, frozenset]]:
-        """The keys of `universe` split by the set of patterns (of `keys`, pattern -> (the keys that
-        surely match it, the keys that may)) they match: (keys, patterns) for each set matched by
-        some key, the empty set last. A key that may match a pattern but not surely is in no
-        region (where ECMA-262 and Python's re differ: ``\\d``, ``.``, ...). Past
-        `MAX_PATTERN_REGIONS` sets, each pattern's keys are one region matched by every pattern
-        (narrower: its values satisfy every pattern's schema), noted."""
-        regions = [(universe, frozenset())]
+    def _regions(self, universe: Term, keys: dict[str, tuple[Term, Term]],
+                 ptr: str) -> list[tuple[Term, frozenset, frozenset]]:
+        """The keys of `universe` split by the patterns they match: `keys` maps each pattern to
+        (the keys both ECMA-262 and Python's re find it in, the keys either does); a region is
+        (its keys, the patterns they surely match, those they match in one dialect only), for
+        each non-empty region. Past `MAX_PATTERN_REGIONS` regions, each pattern's sure keys are one
+        region matched by every pattern (narrower: its values satisfy every pattern's schema),
+        and keys that one dialect matches are not written, both noted."""
+        regions = [(universe, frozenset(), frozenset())]
         for pattern, (surely, maybe) in keys.items():
             split = []
-            for region, matched in regions:
+            for region, sure, unsure in regions:
                 check_deadline(ptr)
-                for part, also in ((inter(region, surely), {pattern}), (inter(region, compl(maybe)), set())):
-                    if not _empty(part):
-                        split.append((part, matched | also))
+                parts = [(inter(region, surely), sure | {pattern}, unsure),
+                         (inter(region, compl(maybe)), sure, unsure)]
+                if maybe is not surely:
+                    parts.append((inter(region, maybe, compl(surely)), sure, unsure | {pattern}))
+                split.extend(part for part in parts if not _empty(part[0]))
             regions = split
             if len(regions) > MAX_PATTERN_REGIONS:
-                self.note(ptr, f"values under each patternProperties pattern satisfy every pattern's schema "
+                self.note(ptr, f"values under each patternProperties pattern satisfy every pattern's schema, "
+                               f"and keys that only one of ECMA-262 and Python's re matches are not written "
                                f"(the keys match more than {MAX_PATTERN_REGIONS} sets of patterns)")
-                every = frozenset(keys)
+                every, nothing = frozenset(keys), frozenset()
                 outside = inter(universe, compl(alt(*(maybe for _, maybe in keys.values()))))
-                return [(inter(universe, k), every) for k, _ in keys.values()] + [(outside, frozenset())]
-        return sorted(regions, key=lambda region: not region[1])
+                return [(inter(universe, k), every, nothing) for k, _ in keys.values()] + [(outside, nothing, nothing)]
+        return regions
 
     def _by_first_character(self, kinds: list[tuple[Term, Term]]) -> list[Term]:
         """For each possible first character of a key (the empty key first, then printable ASCII
