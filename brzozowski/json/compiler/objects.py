@@ -192,27 +192,27 @@ class _Objects:
         """The values of keys that match the patterns `sure` (in both dialects) and maybe `unsure`
         (in one of ECMA-262 and Python's re): every such pattern's schema, and
         additionalProperties unless a pattern surely matches."""
-        parts = [patterns[p] for p in patterns if p in sure or p in unsure]
+        at = pointer_append(ptr, "patternProperties")
+        sources = [(patterns[p], pointer_append(at, p)) for p in patterns if p in sure or p in unsure]
         if not sure:
-            parts.append(True if extra is None else extra)
-        distinct = [s for i, s in enumerate(parts) if all(s != t for t in parts[:i]) and s is not True and s != {}]
-        if not distinct:
-            distinct = [True]
+            sources.append((True if extra is None else extra, pointer_append(ptr, "additionalProperties")))
+        distinct: list[tuple[Any, str]] = []  # (schema, its pointer), each schema once, `true` left out
+        for schema, where in sources:
+            if schema is not True and schema != {} and all(schema != seen for seen, _ in distinct):
+                distinct.append((schema, where))
         if unsure:
             self.note(ptr, "keys that ECMA-262 and Python's re read differently for a patternProperties "
                            "pattern (\\d, ., $, ...) take the schemas of both readings")
-        first = next((p for p in patterns if p in sure or p in unsure), None)
-        where = (pointer_append(ptr, "additionalProperties") if first is None
-                 else pointer_append(pointer_append(ptr, "patternProperties"), first))
-        if len(distinct) == 1:
-            return self.term(distinct[0], where, base, depth - 1)
-        return self._merged_term(distinct, where, base, depth - 1)
+        if len(distinct) <= 1:
+            schema, where = distinct[0] if distinct else (True, sources[0][1])
+            return self.term(schema, where, base, depth - 1)
+        return self._merged_term([schema for schema, _ in distinct], distinct[0][1], base, depth - 1)
 
     def _pattern_key(self, where: str, pattern: str, names: list[str]) -> tuple[Term, Term] | None:
-        """The keys matching a patternProperties pattern: those both ECMA-262 and Python's re find it
-        in, and those Python's re does (what ``jsonschema`` decides, wider: its complement is the
-        keys that surely match not); None if it cannot be compiled but a listed name matches it
-        (the listed property compiles: its schema merges this pattern's)."""
+        """The keys matching a patternProperties pattern: (those both ECMA-262 and Python's re find
+        it in, those either does: its complement is the keys that neither matches); None if it
+        cannot be compiled but a listed name matches it (the listed property compiles: its schema
+        merges this pattern's)."""
         notes: list[str] = []
         try:
             term = json_string_term(pattern=pattern, notes=notes)
