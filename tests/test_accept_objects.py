@@ -37,13 +37,16 @@ def _valid(schema: dict, text: bytes) -> bool:
 def _narrowed(schema: dict, instance: dict, notes: list[str]) -> bool:
     """Whether a narrowing that the notes name may refuse `instance`: other keys beside listed
     names are plain ASCII; a propertyNames pattern that reads \\d . $ differently in ECMA-262 and
-    Python's re keeps to what both match (a listed name outside it is never written)."""
+    Python's re keeps to what both match (a listed name outside it is never written); a key that
+    the dialects read differently for a patternProperties pattern takes both readings' schemas."""
     listed = set(schema.get("properties", {}))
     odd = [k for k in instance if any(ord(c) not in _PLAIN for c in k)]
     if any(k not in listed for k in odd) and any("plain ASCII without escapes" in n for n in notes):
         return True
     rule = schema.get("propertyNames", {})
-    return bool(odd) and isinstance(rule, dict) and _narrows(rule.get("pattern", ""))
+    if odd and isinstance(rule, dict) and _narrows(rule.get("pattern", "")):
+        return True
+    return bool(odd) and any(_narrows(p) for p in schema.get("patternProperties", {}))
 
 
 def _mutants(text: bytes):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ...budget import check_deadline
 from ...core.terms import EMPTY, EPSILON, Term, alt, concat, star
-from ...errors import StateBudgetError
+from ...errors import StateBudgetError, TimeBudgetError
 from .writer import _key_spellings
 
 #: The property orders `compile_json_schema` writes.
@@ -106,6 +106,14 @@ class _Members:
         """The object: each listed member at most once, in any order; the required ones and those
         that written members depend on (dependentRequired) present at the end; others as in
         `_members`. A state per subset of the listed members written (and a count, capped)."""
+        try:
+            return self._any_order_built(members, required, needs, others, counted, least, most, where)
+        except TimeBudgetError as e:
+            raise TimeBudgetError(f"{e} (property_order='any': {len(members)} listed properties, a state per "
+                                  "subset of them; use property_order='schema')") from e
+
+    def _any_order_built(self, members: list[tuple[str, Term]], required: list[int], needs: dict[int, frozenset],
+                         others: list, counted: bool, least: int, most: int | None, where: str) -> Term:
         n = len(members)
         cap = min(max(least, 1 if most is None else most + 1), n + len(others) + 1)
         end, member, loop = self._ends(others, counted, cap, least, most)
