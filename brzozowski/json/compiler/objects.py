@@ -19,12 +19,12 @@ from ...budget import check_deadline
 from ...core.derivatives import derivative, matches
 from ...automata.lazy import is_empty
 from ...core.terms import EMPTY, Term, alt, byte, compl, concat, inter, literal, star
-from ...errors import SchemaError, StateBudgetError, TimeBudgetError
+from ...errors import SchemaError, StateBudgetError
 from ..ecma_regex import wide_pattern_term
 from ..leaf_terms import _narrows, json_string_term
 from ..strings import _escaped_unit, encoded_chars
 from ..refs import pointer_append
-from .common import _ANY, _FIRST_CHARACTERS, _is_true
+from .common import _ANY, _FIRST_CHARACTERS, _is_true, build_leaf
 from .writer import _key_spellings, _plain_keys_except
 
 
@@ -215,11 +215,8 @@ class _Objects:
         merges this pattern's)."""
         notes: list[str] = []
         try:
-            term = json_string_term(pattern=pattern, notes=notes)
+            term = build_leaf(json_string_term, where, notes, pattern=pattern)
             wide = concat(_QUOTE, wide_pattern_term(pattern), _QUOTE) if _narrows(pattern) else term
-        except TimeBudgetError:
-            check_deadline(where)
-            raise
         except SchemaError as e:
             if any(self._name_matches(name, pattern) for name in names):
                 return None
