@@ -293,7 +293,7 @@ def cases(n: int, seed: int) -> list[dict]:
 
 # --- the child ----------------------------------------------------------------------------------
 
-_LIMIT_NAMES = re.compile(r"\b(max_\w+|\w+_seconds|state budget|\w+ budget|\w+_limit|the limit of [\d,]+)")
+_LIMIT_NAMES = re.compile(r"\b(max_\w+|\w+_seconds|pattern_length|bitmask_bytes|state budget|\w+ budget|\w+_limit|the limit of [\d,]+)")
 
 
 def _limit_named(message: str) -> str:

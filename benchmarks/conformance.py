@@ -4,6 +4,7 @@ Usage (from the repository root, any environment with jsonschema):
 
     PYTHONPATH=$PWD python benchmarks/conformance.py [SUITE] [--separators ', ' ': ']
         [--any-whitespace] [--closed-objects] [--unknown-keywords refuse|ignore] [--max-depth N]
+        [--property-order schema|any]
 
 SUITE defaults to ``../shared/jsonschema-test-suite`` relative to the repository root; the script
 reads ``SUITE/tests/draft2020-12/*.json`` (not ``optional/``). For every test case (one schema and
@@ -133,11 +134,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--closed-objects", action="store_true")
     parser.add_argument("--unknown-keywords", choices=("refuse", "ignore"), default="refuse")
     parser.add_argument("--max-depth", type=int, default=None)
+    parser.add_argument("--property-order", choices=("schema", "any"), default=None)
     args = parser.parse_args(argv)
     options = {"separators": tuple(args.separators), "any_whitespace": args.any_whitespace,
                "closed_objects": args.closed_objects, "unknown_keywords": args.unknown_keywords}
     if args.max_depth is not None:
         options["max_depth"] = args.max_depth
+    if args.property_order is not None:  # (absent from older trees)
+        options["property_order"] = args.property_order
     return run(Path(args.suite), options)
 
 

@@ -26,7 +26,8 @@ contributes the keyword of each), other failures (state budget, timeouts, and an
 compiled schema, ``--samples`` documents drawn by a random walk over the automaton (at each state a
 uniformly chosen successor state, then a byte leading there; at an accepting state the walk stops
 with probability 1/2; past ``--max-bytes`` it takes a shortest path to acceptance), each decoded
-(UTF-8, no duplicate keys, no NaN, no lone surrogate) and validated with ``jsonschema`` (the draft the schema's
+(UTF-8, no NaN, no lone surrogate; a repeated key kept last, as JSON does, and each of its earlier
+values checked in its place too) and validated with ``jsonschema`` (the draft the schema's
 ``$schema`` names, Draft 2020-12 otherwise) with a format checker. Every unsound document is
 printed, and the exit status is 1 if there is one.
 
@@ -143,11 +144,47 @@ def sample_document(dfa, rng: random.Random, max_bytes: int) -> bytes | None:
         state = target
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
-    keys = [k for k, _ in pairs]
-    if len(keys) != len(set(keys)):
-        raise ValueError(f"duplicate key {next(k for k in keys if keys.count(k) > 1)!r}")
-    return dict(pairs)
+class _Members(dict):
+    """A decoded object as JSON keeps it (the last of repeated keys), with the earlier values of
+    its repeated keys in `earlier` ((key, value) pairs)."""
+
+    earlier: list[tuple[str, Any]] = []
+
+
+def _last_wins(pairs: list[tuple[str, Any]]) -> dict:
+    members = _Members(pairs)
+    members.earlier = [(k, v) for i, (k, v) in enumerate(pairs) if any(k == j for j, _ in pairs[i + 1:])]
+    return members
+
+
+MAX_REPEAT_VARIANTS = 50  # documents checked per sampled document with repeated keys
+
+
+def _repeat_variants(instance: Any) -> list[Any]:
+    """`instance` with, in turn, each earlier value of a repeated key in place of the kept one: the
+    language lets a key repeat only if every value written under it satisfies that key's schema."""
+    found: list[tuple[tuple, str, Any]] = []  # (path to the object, key, earlier value)
+
+    def walk(value: Any, path: tuple) -> None:
+        if isinstance(value, _Members):
+            found.extend((path, k, v) for k, v in value.earlier)
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, path + (k,))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, path + (i,))
+
+    walk(instance, ())
+    out = []
+    for path, key, value in found[:MAX_REPEAT_VARIANTS]:
+        copy = json.loads(json.dumps(instance))
+        node = copy
+        for step in path:
+            node = node[step]
+        node[key] = value
+        out.append(copy)
+    return out
 
 
 def _reject_constant(name: str) -> Any:
@@ -188,7 +225,7 @@ def validators(schema: Any, format_checker: str) -> tuple[Any, Any]:
 def check_document(check, document: bytes) -> str | None:
     """Why `document` is not a valid instance (None if it is); raises if the validator cannot run."""
     try:
-        instance = json.loads(document.decode("utf-8"), object_pairs_hook=_no_duplicates,
+        instance = json.loads(document.decode("utf-8"), object_pairs_hook=_last_wins,
                               parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError) as error:
         return f"not a JSON document: {error}"
@@ -196,6 +233,11 @@ def check_document(check, document: bytes) -> str | None:
     if surrogate is not None:
         return f"a string with a lone surrogate escape: {surrogate!r}"
     error = next(iter(check.iter_errors(instance)), None)
+    for variant in _repeat_variants(instance) if error is None else []:
+        error = next(iter(check.iter_errors(variant)), None)
+        if error is not None:
+            error.message = f"a repeated key's earlier value fails: {error.message}"
+            break
     if error is None:
         return None
     where = "/" + "/".join(str(p) for p in error.absolute_path)

@@ -53,8 +53,9 @@ class Limits:
     mask_seconds: float | None = 5.0
     """Wall time for one mask or one advance: the states it explores and the trie walk it does. The
     corpus's seeded random walks reach states inside strings bounded by length and pattern whose
-    first mask explores many states (`benchmarks/record/2026-12-04-limits.md`): the default stays
-    well above them, since a refused step ends a generation."""
+    first mask explores many states (the generated schemas of
+    `benchmarks/record/2026-12-04-tail-before.md`): the default stays above them, since a refused
+    step ends a generation."""
 
     max_schema_depth: int | None = 64
     """How deeply a schema document may nest (objects and arrays, ``const``/``enum`` values

@@ -242,8 +242,10 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     schema = _read_schema(args.file)
     options = {"separators": tuple(args.separators), "any_whitespace": args.any_whitespace,
                "closed_objects": not args.open_objects, "unknown_keywords": args.unknown_keywords,
-               "max_depth": args.max_depth, "unique_keys": args.unique_keys}
-    full = args.full or args.explain or args.any_whitespace or args.open_objects or args.unique_keys or tuple(
+               "max_depth": args.max_depth, "unique_keys": args.unique_keys,
+               "property_order": args.property_order}
+    full = args.full or args.explain or args.any_whitespace or args.open_objects or args.unique_keys or \
+        args.property_order != "schema" or tuple(
         args.separators) != (",", ":") or args.unknown_keywords != "refuse" or args.max_depth != DEFAULT_MAX_DEPTH
     if full:
         notes: list[str] = []
@@ -309,6 +311,9 @@ def _register_schema_and_demo(commands) -> None:
     schema.add_argument("--unique-keys", action="store_true",
                         help="other properties' keys start with distinct characters, ascending, so no key "
                              "repeats (default: any keys, in any order)")
+    schema.add_argument("--property-order", choices=("schema", "any"), default="schema",
+                        help="listed properties in the schema's order (default), or in any order, each at "
+                             "most once (a state per subset of them, within --max-states)")
     schema.add_argument("--unknown-keywords", choices=("refuse", "ignore"), default="refuse",
                         help="what to do with keywords outside JSON Schema (default refuse)")
     schema.add_argument("--max-depth", type=_non_negative, default=DEFAULT_MAX_DEPTH,

@@ -9,6 +9,8 @@ construction, and a test should still check it with ``jsonschema`` first.
 
 from __future__ import annotations
 
+import json
+
 import jsonschema
 from hypothesis import strategies as st
 
@@ -246,3 +248,87 @@ def _typed_instances(schema: dict, t: str) -> st.SearchStrategy:
         for name, sub in props.items()
     ]
     return st.tuples(*members).map(lambda ms: {name: v for name, v, keep in ms if keep})
+
+
+# --- object schemas with properties, patternProperties, additionalProperties, propertyNames -------
+# Written against a `pick(options) -> one of them` so that Hypothesis (`object_cases`) and a seeded
+# `random.Random` (benchmarks/accept.py) draw the same kinds of schemas and instances.
+
+OBJECT_KEYS = ["a", "b", "id", "x-a", "x-b", "xy", "1", "12", "é", "A", "", "a\n", "٣", "kind", "zz"]
+"""Keys of the random object schemas and instances: ASCII, non-ASCII (spelled two ways), a digit
+that Python's ``\\d`` matches but ECMA's does not, a trailing newline (Python's ``$`` before it)."""
+
+OBJECT_PATTERNS = ["^x-", "^[0-9]+$", "y", "^a$", ".*", "^[a-z]$", "\\d", "^.$", "b|^k"]
+"""patternProperties patterns, some overlapping, some where ECMA-262 and Python's re differ."""
+
+OBJECT_VALUE_SCHEMAS = [{"type": "integer"}, {"type": "string"}, {"type": "boolean"}, {}, True, False,
+                        {"type": "integer", "minimum": 0}, {"enum": [1, "a", None]}, {"type": ["string", "null"]}]
+OBJECT_VALUES = [0, 1, -3, "a", "", True, None, [1], {"k": 1}]
+OBJECT_NAME_RULES = [{"maxLength": 2}, {"pattern": "^[a-z0-9-]*$"}, {"enum": ["a", "b", "x-a", "zz", "kind"]},
+                     {"minLength": 1}]
+
+
+def object_schema(pick) -> dict:
+    """A random object schema over `OBJECT_KEYS`/`OBJECT_PATTERNS` (`pick` chooses among options),
+    as JSON would load it (no subschema object shared by two places)."""
+    return json.loads(json.dumps(_object_schema(pick)))
+
+
+def _object_schema(pick) -> dict:
+    schema: dict = {"type": "object"}
+    names = [k for k in OBJECT_KEYS if pick([False, False, True])][:4]
+    schema["properties"] = {k: pick(OBJECT_VALUE_SCHEMAS) for k in names}
+    required = [k for k in names if schema["properties"][k] is not False and pick([False, True])]
+    if required:
+        schema["required"] = required
+    patterns = [p for p in OBJECT_PATTERNS if pick([False, False, False, True])][:3]
+    if patterns:
+        schema["patternProperties"] = {p: pick(OBJECT_VALUE_SCHEMAS) for p in patterns}
+    extra = pick(["absent", "absent", "false", "true", "schema"])
+    if extra != "absent":
+        schema["additionalProperties"] = {"false": False, "true": True}.get(extra, pick(OBJECT_VALUE_SCHEMAS))
+    if pick([False, False, True]):
+        schema["propertyNames"] = pick(OBJECT_NAME_RULES)
+    return schema
+
+
+def object_instance(schema: dict, pick) -> dict | None:
+    """A random instance of `schema` (from `object_schema`), built key by key with values that
+    ``jsonschema`` accepts under that key, in a random key order; None if none was found."""
+    check = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    keys = [k for k in OBJECT_KEYS if k in schema.get("required", []) or pick([False, False, True])]
+    order = []
+    while keys:  # a random order
+        order.append(keys.pop(pick(list(range(len(keys))))))
+    instance = {}
+    for key in order:
+        value = pick(OBJECT_VALUES)
+        for v in [value] + OBJECT_VALUES:
+            if _member_ok(schema, key, v):
+                instance[key] = v
+                break
+    return instance if check.is_valid(instance) else None
+
+
+def _member_ok(schema: dict, key: str, value) -> bool:
+    """Whether the member key: value breaks none of `schema`'s per-key keywords."""
+    alone = {k: v for k, v in schema.items() if k != "required"}
+    return jsonschema.Draft202012Validator(alone).is_valid({key: value})
+
+
+@st.composite
+def object_cases(draw) -> tuple[dict, dict | None]:
+    """(schema, instance): a random object schema (`object_schema`) and a valid instance of it, or
+    None where none was found (a required name that propertyNames refuses, ...)."""
+    def pick(options):
+        return draw(st.sampled_from(options))
+
+    schema = object_schema(pick)
+    return schema, object_instance(schema, pick)
+
+
+def in_schema_order(schema: dict, instance: dict) -> dict:
+    """`instance` with its listed properties in the schema's order (others stay where they are)."""
+    props = schema.get("properties", {})
+    listed = iter([k for k in props if k in instance])
+    return {k: instance[k] for k in [next(listed) if k in props else k for k in instance]}

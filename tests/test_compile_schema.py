@@ -134,9 +134,9 @@ CASES = [
     ({"type": "array", "uniqueItems": True, "maxItems": 1}, {}, [b'[]', b'[3]'], [b'[3,3]']),
     ({"type": "object", "properties": {"a": {"type": "integer"}},
       "additionalProperties": {"type": "boolean"}}, {},
-     [b'{"a":1,"x":true}', b'{"x":true,"y":false}', b'{}'], [b'{"a":1,"a":true}', b'{"x":1}', b'{"x":true,"a":1}']),
+     [b'{"a":1,"x":true}', b'{"x":true,"y":false}', b'{}', b'{"x":true,"a":1}'], [b'{"a":1,"a":true}', b'{"x":1}']),
     ({"type": "object", "properties": {"a": {"type": "integer"}}}, {"closed_objects": False},
-     [b'{"a":1,"b":[{}]}', b'{"b":"x"}'], [b'{"a":"x"}', b'{"b":1,"a":1}', b'{"a":1,"a":1}']),
+     [b'{"a":1,"b":[{}]}', b'{"b":"x"}', b'{"b":1,"a":1}'], [b'{"a":"x"}', b'{"a":1,"a":1}']),
     ({"type": "object", "properties": {"a": {"type": "integer"}}}, {},
      [b'{"a":1}', b'{}'], [b'{"a":1,"b":2}']),
     ({"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 1, "maxProperties": 2},
@@ -144,8 +144,9 @@ CASES = [
     # other keys: any order, any first characters, a key may repeat; unique_keys: distinct, ascending
     ({"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"],
       "additionalProperties": {"type": "string"}}, {},
-     [b'{"id":1,"zoo":"a","apple":"b","avocado":"c"}', b'{"id":1,"x":"a","x":"b"}', b'{"id":1,"":""}'],
-     [b'{"id":1,"id":"a"}', b'{"id":1,"x":"a","id":"b"}', b'{"x":"a","id":1}', b'{"id":1,"x":2}', b'{"id":1,}']),
+     [b'{"id":1,"zoo":"a","apple":"b","avocado":"c"}', b'{"id":1,"x":"a","x":"b"}', b'{"id":1,"":""}',
+      b'{"x":"a","id":1}'],
+     [b'{"id":1,"id":"a"}', b'{"id":1,"x":"a","id":"b"}', b'{"x":"a","id":"b"}', b'{"id":1,"x":2}', b'{"id":1,}']),
     ({"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"],
       "additionalProperties": {"type": "string"}}, {"unique_keys": True},
      [b'{"id":1,"apple":"b","zoo":"a"}', b'{"id":1}'],
@@ -311,7 +312,7 @@ def test_explain_names_every_narrowing_with_a_pointer():
     lines = explain_json_schema({"type": "object", "properties": {
         "b": {"type": "object", "properties": {"x": {}}, "additionalProperties": True}, "a": {}}})
     text = "\n".join(lines)
-    assert "(root): properties are written in the schema's order: b, a" in text
+    assert "(root): properties are written in the schema's order: b, a (property_order='schema')" in text
     assert "(root): closed object" in text
     assert "/properties/b: other property names are written as plain ASCII" in text
     assert "whitespace" in text and "depth" in text
@@ -367,7 +368,7 @@ def test_schema_command_explains_and_samples_valid_documents(tmp_path, capsys):
     assert main(["schema", str(path), "--separators", ", ", ": ", "--explain", "-n", "4"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("compile_json_schema(separators=(', ', ': ')")
-    assert "  (root): properties are written in the schema's order: name, age, tags" in out
+    assert "  (root): properties are written in the schema's order: name, age, tags (property_order='schema')" in out
     check = validator(PERSON)
     for line in out[-4:]:
         assert line.startswith("  {") and all(check.is_valid(v) for v in parses(line.strip().encode()))

@@ -137,6 +137,20 @@ def test_dotted_names_in_library_docstrings_resolve():
     assert not unresolved, unresolved
 
 
+RECORD = re.compile(r"benchmarks/record/[\w.-]+\.md")
+
+
+def test_benchmark_records_named_by_the_library_and_the_documents_exist():
+    """A docstring or document that sends a reader to a dated record (the measurement behind a
+    threshold) names a file that is there."""
+    sources = [*LIBRARY_FILES, *DOCUMENTS]
+    named = {(source, path) for source in sources for path in RECORD.findall(_prose(source))}
+    assert named, "no record is named anywhere: the pattern is stale"
+    missing = sorted(f"{source.relative_to(ROOT)}: {path}" for source, path in named if not (ROOT / path).exists())
+    assert not missing, missing
+    assert RECORD.findall("see `benchmarks/record/2026-12-04-no-such.md`)") == ["benchmarks/record/2026-12-04-no-such.md"]
+
+
 def test_the_path_checks_catch_a_stale_name():
     assert PATH.findall("see `brzozowski/json_leaves.py`, `brzozowski/core/`") == ["brzozowski/json_leaves.py",
                                                                                  "brzozowski/core/"]

@@ -159,6 +159,19 @@ def test_a_reference_chain_through_arrays_ends_in_a_result_or_a_schema_error(cha
         assert lazy.matches(b"[[null]]")
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_long_chain_of_refs_and_allofs_merges_without_deepening_the_stack(seed):
+    """$ref and allOf parts merged into one schema are flattened on an explicit stack: a chain of
+    3,000 of them (each $ref, or allOf of a $ref and a type) compiles, never a RecursionError."""
+    rng = random.Random(seed)
+    n = 3000
+    defs = {f"d{i}": ({"$ref": f"#/$defs/d{i + 1}"} if rng.random() < 0.7 else
+                      {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"type": "object"}]}) for i in range(n)}
+    defs[f"d{n}"] = {"type": "object", "properties": {"x": {"type": "string", "maxLength": 5}}}
+    lazy = compile_json_schema({"$ref": "#/$defs/d0", "$defs": defs})
+    assert lazy.matches(b'{"x":"abc"}') and not lazy.matches(b'{"x":"abcdef"}') and not lazy.matches(b"[]")
+
+
 # --- sizes: refused before any work --------------------------------------------------------------
 
 SIZES = [
@@ -219,6 +232,7 @@ SLOW = [
     ("dependentSchemas over 30 properties", {"type": "object", "properties": {n: {"type": "integer"} for n in NAMES},
                                              "dependentSchemas": {NAMES[i]: {"required": [NAMES[i + 1]]}
                                                                   for i in range(30)}}, "(root)"),
+    ("const object of 10,000 keys", {"const": {f"key{j}": "v" * 90 for j in range(10_000)}}, "/const"),
 ]
 
 

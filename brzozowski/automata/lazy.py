@@ -69,6 +69,7 @@ from ..core.derivatives import (alphabet_classes, derivative, derivative_by_opti
                           derivative_through_heads)
 from ..errors import ArgumentError, EmptyLanguageError, InputTypeError, StateBudgetError, StateError
 from ..core.syntax import parse
+from .fewest import counted_not_empty
 from ..core.terms import EMPTY, K_ALT, K_BYTES, K_COMPL, K_INTER, K_REPEAT, K_STAR, Term
 
 __all__ = ["DEAD", "DEFAULT_MAX_ALTERNATIVES", "DEFAULT_MAX_STATES", "LazyDFA", "bytes_argument", "is_empty",
@@ -207,9 +208,10 @@ seconds of ever wider derivatives per state."""
 
 
 def _not_empty(t: Term) -> bool:
-    """Whether `t` is known not to be ∅ without a search: settled so, nullable, or a term without
-    ``&`` or ``~`` (which is ∅ only as `EMPTY` itself, which no search enters)."""
-    return t.empty is False or t.nullable or not t.boolean
+    """Whether `t` is known not to be ∅ without a search: settled so, nullable, a term without
+    ``&`` or ``~`` (which is ∅ only as `EMPTY` itself, which no search enters), or a counted
+    intersection whose uncounted side ends within its count (`counted_not_empty`)."""
+    return t.empty is False or t.nullable or not t.boolean or counted_not_empty(t)
 
 
 def _depth_first(term: Term, budget: int, parent: dict[Term, Term | None],

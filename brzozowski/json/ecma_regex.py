@@ -48,7 +48,7 @@ from .strings import ANY_STRING, CodePoints, complement, encoded_chars, intersec
 from ..core.syntax import MAX_REPEAT_COUNT
 from ..core.terms import EPSILON, Term, alt, concat, repeat
 
-__all__ = ["Piece", "parse_pattern", "pattern_term"]
+__all__ = ["Piece", "parse_pattern", "pattern_term", "wide_pattern_term"]
 
 #: A character set as each dialect means it: (ECMA's code points, Python's code points).
 Meaning = tuple[CodePoints, CodePoints]
@@ -104,9 +104,14 @@ def _single(c: int) -> Meaning:
 class _Parser:
     """Recursive descent over the pattern; `pos` is the offset of the next character."""
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, wide: bool = False) -> None:
         self.pattern = pattern
         self.pos = 0
+        self.wide = wide  # what either dialect means (`wide_pattern_term`), else what both mean
+
+    def chars(self, meaning: Meaning) -> Piece:
+        """The spellings of the characters of a set: those both dialects put in it, or either."""
+        return (encoded_chars(union(*meaning)), 1, 1) if self.wide else _chars(meaning)
 
     def error(self, message: str, offset: int | None = None) -> SchemaError:
         at = self.pos if offset is None else offset
@@ -124,8 +129,10 @@ class _Parser:
             if anchored_start:
                 self.pos += 1
             (body, fewest, most), anchored_end = self.alternative(top=True)
-            branches.append((concat(EPSILON if anchored_start else ANY_STRING, body,
-                                    EPSILON if anchored_end else ANY_STRING),
+            end = EPSILON if anchored_end else ANY_STRING
+            if anchored_end and self.wide:  # Python's '$' also matches before a final newline
+                end, most = alt(EPSILON, encoded_chars(((0x0A, 0x0A),))), None
+            branches.append((concat(EPSILON if anchored_start else ANY_STRING, body, end),
                              fewest, most if anchored_start and anchored_end else None))
             if self.peek() != "|":
                 break
@@ -192,19 +199,19 @@ class _Parser:
         if c == "(":
             return self.group()
         if c == "[":
-            return _chars(self.char_class())
+            return self.chars(self.char_class())
         if c == ".":
             self.pos += 1
-            return _chars((complement(_LINE_TERMINATORS), complement(((0x0A, 0x0A),))))
+            return self.chars((complement(_LINE_TERMINATORS), complement(((0x0A, 0x0A),))))
         if c == "\\":
-            return _chars(self.escape(in_class=False))
+            return self.chars(self.escape(in_class=False))
         if c in ("*", "+", "?"):
             raise self.error(f"nothing to repeat before {c!r}")
         if c == "{":
             self.braces()  # raises unless a quantifier follows: a literal '{' is ambiguous
             raise self.error("nothing to repeat before '{'")
         self.pos += 1
-        return _chars(_single(ord(c)))
+        return self.chars(_single(ord(c)))
 
     def group(self) -> Piece:
         open_at = self.pos
@@ -346,9 +353,27 @@ pattern evicts the oldest; each entry holds its terms and the derivatives taken 
 (`brzozowski.core.derivatives.keep_derivatives`), so this bounds what the cache keeps alive in a
 long-running process."""
 
-_PIECES: dict[str, Piece] = {}
+_PIECES: dict[str | tuple[str, str], Piece | Term] = {}  # (wide_pattern_term's: by ("wide", pattern))
 
 
 def pattern_term(pattern: str) -> Term:
     """The term of `parse_pattern`."""
     return parse_pattern(pattern)[0]
+
+
+def wide_pattern_term(pattern: str) -> Term:
+    """The JSON string contents whose decoded string ECMA-262 *or* Python's ``re.search`` finds
+    `pattern` in, for the patterns `parse_pattern` accepts (which raises `SchemaError` for the
+    others): each character set as the union of both meanings, ``$`` as Python's (end, or before a
+    final newline). A pattern's language only grows with its character sets, so this holds both
+    dialects' matches: its complement holds only strings that neither finds a match in. Where the
+    dialects agree it is `pattern_term`'s language."""
+    parse_pattern(pattern)  # the checks and errors
+    key = ("wide", pattern)
+    term = _PIECES.get(key)
+    if term is None:
+        term = _Parser(pattern, wide=True).top()[0]
+        while len(_PIECES) >= MAX_PIECES:
+            _PIECES.pop(next(iter(_PIECES)), None)
+        _PIECES[key] = term
+    return term

@@ -9,7 +9,7 @@ into the same recursion.
 Invariant (soundness): every document the automaton accepts is JSON that ``jsonschema``
 (Draft 2020-12, with ``FormatChecker``) finds valid. The language is narrower than the schema only
 in ways written down in `notes` (what ``brzozowski schema --explain`` prints, each with its JSON
-pointer): listed properties in schema order and other properties after them, nesting bounded by
+pointer): listed properties in schema order (unless ``property_order="any"``), nesting bounded by
 ``max_depth``, the chosen separators and whitespace, closed objects, and the leaves' narrowings.
 A keyword that cannot be compiled exactly is refused; every refused place of the schema is collected
 into one `SchemaError` (see `SchemaError.problems`), never ignored.
@@ -21,15 +21,19 @@ How the JSON values are written:
   `MAX_WHITESPACE` bytes per gap, so a model cannot loop forever in whitespace.
 - Property names, ``enum`` and ``const`` strings are spelled the two ways ``json.dumps`` spells them
   (``ensure_ascii`` escapes, or raw UTF-8).
-- Listed properties come in schema order, each at most once, then the other properties (where
-  allowed) in any order and any number. An other key may repeat: JSON keeps the last of two equal
-  keys, and every value written under a key satisfies that key's schema, so the document still
-  validates (as llguidance and XGrammar write open objects). Where a count must hold
-  (``maxProperties``, ``minProperties`` above 1) or with ``unique_keys=True``, the other keys
-  start with distinct plain-ASCII characters in ascending order instead: no key can repeat (a
-  repeated key would bypass the count; some parsers reject repeats), at the price of ~95 slots
-  and of keys sharing a first character. Beside listed names, other keys are plain ASCII without
-  escapes, never a listed name.
+- Listed properties come each at most once, in schema order (``property_order="schema"``) or in
+  any order (``"any"``: a state per subset of them, bounded by ``max_states``; `members`), and the
+  other properties (where allowed) in any order and any number, before, between and after them.
+  An other key may repeat: JSON keeps the last of two equal keys, and every value written under a
+  key satisfies that key's schema, so the document still validates (as llguidance and XGrammar
+  write open objects). Where a count must hold (``maxProperties``, ``minProperties`` above 1) or
+  with ``unique_keys=True``, the other keys start with distinct plain-ASCII characters in
+  ascending order after the listed ones instead: no key can repeat (a repeated key would bypass
+  the count; some parsers reject repeats), at the price of ~95 slots and of keys sharing a first
+  character. Other keys are exact key sets (intersection and complement, `objects`): never a
+  listed name in any spelling, within ``propertyNames``, split by the ``patternProperties``
+  patterns they match; beside listed names and neither of those keywords they are plain ASCII
+  without escapes (the masks read such key states off a trie of the names).
 - ``closed_objects=True``: an object schema that lists properties and does not say
   ``additionalProperties`` gets only its listed properties (what tool calling wants).
 
@@ -74,7 +78,7 @@ The parts (each a mixin of `driver._Compiler`, one pass over one schema): `input
 depth limits, checked before any work), `recursion` (the memoized recursion, ``$ref``, ``allOf``
 merged, ``anyOf``, ``dependentSchemas``), `exact` (the universe C and exact terms), `negation`
 (``not``, overlapping ``oneOf``, ``if``/``then``/``else``), `leaves` (types, ``enum``/``const``,
-strings, numbers), `arrays`, `objects`, `writer` (punctuation and key spellings), `common`
+strings, numbers), `arrays`, `objects`, `members` (the property orders), `writer` (punctuation and key spellings), `common`
 (keyword lists, helpers), `driver` (the limits, the deadline and the entry points). Memos know a
 subschema by its JSON pointer, or a schema made while compiling by where it is compiled and its
 content. Every compile runs under ``Limits.compile_seconds`` and checks it once per subschema, enum

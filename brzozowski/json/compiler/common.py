@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...budget import check_deadline
 from ...core.terms import K_ALT, Term, alt, literal
+from ...errors import TimeBudgetError
 from ..leaf_terms import json_string_term
 from ..merge import ANNOTATIONS
 from ..strings import PLAIN_KEY_BITS
@@ -189,3 +191,13 @@ def _type_names(given: Any) -> list[str] | None:
     if not isinstance(names, list) or not all(isinstance(n, str) and n in TYPES for n in names):
         return None
     return names
+
+
+def build_leaf(build: Callable[..., Term], ptr: str, notes: list[str], **keywords: Any) -> Term:
+    """``build(notes=notes, **keywords)``: a leaf's term. A deadline that passes inside the leaf
+    (whose error names no pointer) is raised again naming `ptr`."""
+    try:
+        return build(notes=notes, **keywords)
+    except TimeBudgetError:
+        check_deadline(ptr)
+        raise

@@ -14,12 +14,13 @@ from ...budget import check_deadline
 from ...core.terms import (
     EMPTY, EPSILON, Term, alt, byte, byte_set, compl, concat, inter, literal, repeat, star,
 )
-from ...errors import SchemaError, TimeBudgetError
+from ...errors import SchemaError
 from ..leaf_terms import json_integer_term, json_number_term, json_string_term
 from ..merge import ANNOTATIONS
 from ..refs import child_base, pointer_append
 from ..strings import encoded_chars
 from .common import (
+    build_leaf,
     MAX_ACTIVE_SCHEMAS, _ALL_TYPES, _ARRAY_KEYWORDS, _C_FRACTION_DIGITS, _DIGIT_BITS, _EXACT_KEYWORDS,
     _HANDLED, _Inexact, _OBJECT_KEYWORDS, _REFUSED, _expand, _scalar_literals, _type_names,
 )
@@ -172,10 +173,7 @@ class _Exact:
         integers" for an integer k (a fraction of C is never integer-valued, so never a multiple)."""
         notes: list[str] = []
         try:
-            term = build(notes=notes, **keywords)
-        except TimeBudgetError:  # raised inside the leaf, without a pointer: raised again at `ptr`
-            check_deadline(ptr)
-            raise
+            term = build_leaf(build, ptr, notes, **keywords)
         except SchemaError as e:
             raise _Inexact(place[0] if place else ptr, place[1] if place else e.keyword, e.message) from None
         for text in notes:

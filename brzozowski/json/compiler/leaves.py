@@ -12,11 +12,12 @@ from typing import Any
 from ...budget import check_deadline
 from ...core.derivatives import derivative_of_string
 from ...core.terms import EMPTY, Term, alt
-from ...errors import SchemaError, TimeBudgetError
+from ...errors import SchemaError
 from ..leaf_terms import FORMATS, json_integer_term, json_number_term, json_string_term
 from ..merge import json_equal
 from ..refs import pointer_append
 from .common import (
+    build_leaf,
     TYPES, _NUMBER_ARGUMENTS, _NUMBER_KEYWORDS, _STANDARD_FORMATS, _expand, _scalar_literals, _type_names,
     _type_of,
 )
@@ -77,7 +78,7 @@ class _Leaves:
                 self.refuse(where, "enum" if "enum" in node else "const", f"not a JSON value ({e})")
                 continue
             if derivative_of_string(others, text, derived).nullable:
-                kept.append(self.w.value(value))
+                kept.append(self.w.value(value, where))
             else:
                 self.note(where, "this value is not written: it fails the schema's other keywords as "
                                  "written (type, bounds, property order, depth)")
@@ -88,10 +89,7 @@ class _Leaves:
     def _leaf(self, ptr: str, build, **keywords) -> Term:
         notes: list[str] = []
         try:
-            term = build(notes=notes, **keywords)
-        except TimeBudgetError:  # raised inside the leaf, without a pointer: raised again at `ptr`
-            check_deadline(ptr)
-            raise
+            term = build_leaf(build, ptr, notes, **keywords)
         except SchemaError as e:
             return self.refuse(pointer_append(ptr, e.keyword) if e.keyword else ptr, e.keyword, e.message)
         for text in notes:

@@ -1,8 +1,12 @@
-"""Objects: listed properties in schema order, each at most once, then the other members.
+"""Objects: the listed properties, each at most once, and the other members (`members` orders them).
 
-A state of `_Objects._members` is (members written, capped; names that must still come; names that
-must not); other members are written loose (any number, any order) or, where a count must hold or
-keys must be unique, in slots of distinct plain-ASCII first characters in ascending order.
+The listed names' values merge the patternProperties schemas whose patterns they match. Other keys
+are exact sets of keys built with intersection and complement: every key but the listed names (in
+every spelling), within propertyNames, split by the set of patternProperties patterns they match
+(each such set a kind of member whose value satisfies those patterns' schemas; no pattern:
+additionalProperties). Other members are written loose (any number, any order, between the listed
+ones) or, where a count must hold or keys must be unique, in slots of distinct plain-ASCII first
+characters in ascending order (`members`).
 """
 
 from __future__ import annotations
@@ -13,12 +17,42 @@ from typing import Any
 
 from ...budget import check_deadline
 from ...core.derivatives import derivative, matches
-from ...core.terms import EMPTY, EPSILON, Term, alt, byte, concat, literal, star
-from ...errors import SchemaError
-from ..leaf_terms import json_string_term
+from ...automata.lazy import is_empty
+from ...core.terms import EMPTY, Term, alt, byte, compl, concat, inter, literal, star
+from ...errors import SchemaError, StateBudgetError
+from ..ecma_regex import wide_pattern_term
+from ..leaf_terms import _narrows, json_string_term
+from ..strings import _escaped_unit, encoded_chars
 from ..refs import pointer_append
-from .common import _ANY, _FIRST_CHARACTERS, _ISSUE_12, _is_true
+from .common import _ANY, _FIRST_CHARACTERS, _is_true, build_leaf
 from .writer import _key_spellings, _plain_keys_except
+
+
+MAX_PATTERN_REGIONS = 32
+"""The most sets of patternProperties patterns that other keys are split by (`_Objects._regions`):
+each set is a kind of member, and each split asks whether a language is empty."""
+
+_QUOTE = byte(0x22)
+
+
+def _spelled_names(names: list[str]) -> Term:
+    """Every JSON spelling of every name of `names` (quotes included): what JSON decodes to a name
+    (a lone surrogate by its escapes; a name no text decodes to is excluded harmlessly)."""
+    spelled = []
+    for name in names:
+        chars = [encoded_chars(((ord(c), ord(c)),)) if not 0xD800 <= ord(c) <= 0xDFFF
+                 else _escaped_unit(ord(c), ord(c)) for c in name]
+        spelled.append(concat(_QUOTE, *chars, _QUOTE))
+    return alt(*spelled)
+
+
+def _empty(term: Term) -> bool:
+    """Whether `term`'s language is empty; a search past the state budget says no (a kind of key
+    with no key is harmless: the automaton never enters it)."""
+    try:
+        return is_empty(term)
+    except StateBudgetError:
+        return False
 
 
 class _Objects:
@@ -71,8 +105,11 @@ class _Objects:
                 self.note(where, "this name fails propertyNames: it is never written")
                 value = EMPTY
             members.append((name, value))
-        if len(names) > 1:
-            self.note(ptr, f"properties are written in the schema's order: {', '.join(names)}")
+        if len(names) > 1 and self.property_order == "any":
+            self.note(ptr, "listed properties in any order, each at most once (property_order='any')")
+        elif len(names) > 1:
+            self.note(ptr, f"properties are written in the schema's order: {', '.join(names)} "
+                           "(property_order='schema')")
 
         kinds = self._other_kinds(node, ptr, base, depth, names, patterns, extra, key_check, names_rule)
         counted = self.unique_keys or most is not None or least > 1
@@ -81,18 +118,19 @@ class _Objects:
                                   "keys start with distinct plain-ASCII characters, ascending", None)
         elif kinds and counted:
             self.note(ptr, "other property names start with distinct plain-ASCII characters, in ascending "
-                           "order, so no two keys are equal (unique_keys=True, minProperties above 1 or "
-                           "maxProperties)")
+                           "order, after the listed properties, so no two keys are equal (unique_keys=True, "
+                           "minProperties above 1 or maxProperties)")
         elif kinds and node is _ANY:
             self.notes.setdefault("any JSON value ({}, true, items or values without a schema): object "
                                   "keys in any order; a key may repeat (JSON keeps the last value)", None)
         elif kinds:
-            self.note(ptr, "other properties in any order, after the listed ones; a key may repeat (JSON "
-                           "keeps the last value, which satisfies the same schema)")
+            self.note(ptr, "other properties in any order, before, between and after the listed ones; a "
+                           "key may repeat (JSON keeps the last value, which satisfies the same schema)")
         others = self._by_first_character(kinds) if counted else kinds
         index = {name: i for i, name in enumerate(names)}
         needs = {index[d]: frozenset(index[n] for n in ns) for d, ns in depends.items()}
-        return self._members(members, [index[r] for r in required], needs, others, counted, least, most, ptr)
+        build = self._any_order if self.property_order == "any" else self._members
+        return build(members, [index[r] for r in required], needs, others, counted, least, most, ptr)
 
     def _merged_term(self, parts: list[Any], ptr: str, base: str, depth: int) -> Term:
         return self.merged_term(parts, ptr, base, depth, own=0)
@@ -112,47 +150,109 @@ class _Objects:
     def _other_kinds(self, node: dict, ptr: str, base: str, depth: int, names: list[str],
                      patterns: dict, extra: Any, key_check: Term | None, names_rule: Any) -> list[tuple[Term, Term]]:
         """The members beside the listed properties, as (key term, value term) pairs; an empty list
-        when none are written."""
+        when none are written. Exact but for the notes: an other key is no listed name (in no
+        spelling), satisfies propertyNames, and its value satisfies the schema of every
+        patternProperties pattern the key matches, or additionalProperties if it matches none
+        (`_regions` splits the keys by the patterns they match)."""
         if extra is None and self.closed and (names or patterns):
             self.note(ptr, "closed object: only the listed properties are written "
                            "(closed_objects=True and no additionalProperties)")
             return []
         if names_rule is False:
             return []
-        kinds: list[tuple[Term, Term]] = []
-        if key_check is not None and (names or patterns):
-            self.note(ptr, "no properties beyond the listed ones are written (propertyNames beside "
-                           f"listed properties {_ISSUE_12})")
-            return []
-        if extra is not False:
-            if patterns:
-                self.note(ptr, "properties matching no patternProperties are not written (that needs "
-                               "the complement of the patterns)")
-            else:
-                if names:
-                    key = _plain_keys_except(names)
-                    self.note(ptr, "other property names are written as plain ASCII without escapes, "
-                                   "never equal to a listed name")
-                else:
-                    key = key_check if key_check is not None else self._leaf(ptr, json_string_term)
-                value = self.term(True if extra is None else extra,
-                                  pointer_append(ptr, "additionalProperties"), base, depth - 1)
-                kinds.append((key, value))
-        distinct = [s for i, s in enumerate(patterns.values()) if all(s != t for t in list(patterns.values())[:i])]
-        for pattern, schema in patterns.items():
+        extra_ptr = pointer_append(ptr, "additionalProperties")
+        if not patterns and names and key_check is None:
+            if extra is False:
+                return []
+            self.note(ptr, "other property names are written as plain ASCII without escapes, never equal "
+                           "to a listed name")
+            return [(_plain_keys_except(names), self.term(True if extra is None else extra, extra_ptr,
+                                                          base, depth - 1))]
+        keys: dict[str, tuple[Term, Term]] = {}
+        for pattern in patterns:
             where = pointer_append(pointer_append(ptr, "patternProperties"), pattern)
-            if any(self._name_matches(name, pattern) for name in names):
-                self.note(where, "no other names matching this pattern are written: a listed name matches it")
-                continue
-            key = self._leaf(where, json_string_term, pattern=pattern)
-            if len(distinct) > 1:
-                value = self._merged_term(distinct, where, base, depth - 1)
-                self.note(where, "values under this pattern also satisfy every other patternProperties "
-                                 "schema (a name may match several patterns)")
-            else:
-                value = self.term(schema, where, base, depth - 1)
-            kinds.append((key, value))
+            key = self._pattern_key(where, pattern, names)
+            if key is None:
+                self.note(where, "no other properties are written: this pattern is not compiled and a "
+                                 "listed name matches it")
+                return []
+            keys[pattern] = key
+        universe = self._leaf(ptr, json_string_term) if key_check is None else key_check
+        if names:
+            universe = inter(universe, compl(_spelled_names(names)))
+        kinds: list[tuple[Term, Term]] = []
+        for key, sure, unsure in self._regions(universe, keys, ptr):
+            value = self._region_value(patterns, sure, unsure, extra, ptr, base, depth)
+            if value is not EMPTY:
+                kinds.append((key, value))
         return kinds
+
+    def _region_value(self, patterns: dict, sure: frozenset, unsure: frozenset, extra: Any, ptr: str,
+                      base: str, depth: int) -> Term:
+        """The values of keys that match the patterns `sure` (in both dialects) and maybe `unsure`
+        (in one of ECMA-262 and Python's re): every such pattern's schema, and
+        additionalProperties unless a pattern surely matches."""
+        at = pointer_append(ptr, "patternProperties")
+        sources = [(patterns[p], pointer_append(at, p)) for p in patterns if p in sure or p in unsure]
+        if not sure:
+            sources.append((True if extra is None else extra, pointer_append(ptr, "additionalProperties")))
+        distinct: list[tuple[Any, str]] = []  # (schema, its pointer), each schema once, `true` left out
+        for schema, where in sources:
+            if schema is not True and schema != {} and all(schema != seen for seen, _ in distinct):
+                distinct.append((schema, where))
+        if unsure:
+            self.note(ptr, "keys that ECMA-262 and Python's re read differently for a patternProperties "
+                           "pattern (\\d, ., $, ...) take the schemas of both readings")
+        if len(distinct) <= 1:
+            schema, where = distinct[0] if distinct else (True, sources[0][1])
+            return self.term(schema, where, base, depth - 1)
+        return self._merged_term([schema for schema, _ in distinct], distinct[0][1], base, depth - 1)
+
+    def _pattern_key(self, where: str, pattern: str, names: list[str]) -> tuple[Term, Term] | None:
+        """The keys matching a patternProperties pattern: (those both ECMA-262 and Python's re find
+        it in, those either does: its complement is the keys that neither matches); None if it
+        cannot be compiled but a listed name matches it (the listed property compiles: its schema
+        merges this pattern's)."""
+        notes: list[str] = []
+        try:
+            term = build_leaf(json_string_term, where, notes, pattern=pattern)
+            wide = concat(_QUOTE, wide_pattern_term(pattern), _QUOTE) if _narrows(pattern) else term
+        except SchemaError as e:
+            if any(self._name_matches(name, pattern) for name in names):
+                return None
+            self.refuse(pointer_append(where, e.keyword) if e.keyword else where, e.keyword, e.message)
+            return EMPTY, EMPTY
+        for text in notes:
+            self.note(where, text)
+        return term, wide
+
+    def _regions(self, universe: Term, keys: dict[str, tuple[Term, Term]],
+                 ptr: str) -> list[tuple[Term, frozenset, frozenset]]:
+        """The keys of `universe` split by the patterns they match: `keys` maps each pattern to
+        (the keys both ECMA-262 and Python's re find it in, the keys either does); a region is
+        (its keys, the patterns they surely match, those they match in one dialect only), for
+        each non-empty region. Past `MAX_PATTERN_REGIONS` regions, each pattern's sure keys are one
+        region matched by every pattern (narrower: its values satisfy every pattern's schema),
+        and keys that one dialect matches are not written, both noted."""
+        regions = [(universe, frozenset(), frozenset())]
+        for pattern, (surely, maybe) in keys.items():
+            split = []
+            for region, sure, unsure in regions:
+                check_deadline(ptr)
+                parts = [(inter(region, surely), sure | {pattern}, unsure),
+                         (inter(region, compl(maybe)), sure, unsure)]
+                if maybe is not surely:
+                    parts.append((inter(region, maybe, compl(surely)), sure, unsure | {pattern}))
+                split.extend(part for part in parts if not _empty(part[0]))
+            regions = split
+            if len(regions) > MAX_PATTERN_REGIONS:
+                self.note(ptr, f"values under each patternProperties pattern satisfy every pattern's schema, "
+                               f"and keys that only one of ECMA-262 and Python's re matches are not written "
+                               f"(the keys match more than {MAX_PATTERN_REGIONS} sets of patterns)")
+                every, nothing = frozenset(keys), frozenset()
+                outside = inter(universe, compl(alt(*(maybe for _, maybe in keys.values()))))
+                return [(inter(universe, k), every, nothing) for k, _ in keys.values()] + [(outside, nothing, nothing)]
+        return regions
 
     def _by_first_character(self, kinds: list[tuple[Term, Term]]) -> list[Term]:
         """For each possible first character of a key (the empty key first, then printable ASCII
@@ -178,98 +278,3 @@ class _Objects:
             if member is not EMPTY:
                 members.append(member)
         return members
-
-    def _members(self, members: list[tuple[str, Term]], required: list[int], needs: dict[int, frozenset],
-                 others: list, counted: bool, least: int, most: int | None, where: str) -> Term:
-        """The object: listed members in order (required, optional, dependentRequired), then others.
-
-        A state is (members written so far, capped; names that must still come; names that must
-        not); built backwards over the states reachable forwards. With a count to keep
-        (`counted`: maxProperties, minProperties above 1, or unique_keys), `others` are slots of
-        distinct first characters in ascending order (`_by_first_character`), so every key is
-        different and the count exact; else they are the (key, value) kinds, written any number of
-        times in any order (`_loose`).
-        """
-        n = len(members)
-        cap = min(max(least, 1 if most is None else most + 1), n + len(others) + 1)
-        forced_out = {i: frozenset(z for z, ns in needs.items() if i in ns and z > i) for i in range(n)}
-        must_have = set(required)
-        layers: list[set] = [{(0, frozenset(), frozenset())}]
-        for i in range(n):
-            nxt = set()
-            for c, must, must_not in layers[i]:
-                if i not in must_not and (most is None or c + 1 <= most):
-                    nxt.add((min(c + 1, cap), (must | {j for j in needs.get(i, ()) if j > i}) - {i},
-                             must_not - {i}))
-                if i not in must_have and i not in must:
-                    nxt.add((c, must, (must_not - {i}) | forced_out[i]))
-            layers.append(nxt)
-        sep = self.w.item_sep
-        tails = self._others(others, cap, least, most) if counted else self._loose(others)
-        later: dict[tuple, Term] = {}
-        for state in layers[n]:
-            c, must, _ = state
-            later[state] = EMPTY if must else tails[0, c == 0, c]
-        for i in range(n - 1, -1, -1):
-            check_deadline(where)
-            here: dict[tuple, Term] = {}
-            written: dict[tuple, Term] = {}  # member i then the state after it: its spine built once
-            for state in layers[i]:
-                c, must, must_not = state
-                options = []
-                if i not in must_not and (most is None or c + 1 <= most):
-                    after = (min(c + 1, cap), (must | {j for j in needs.get(i, ()) if j > i}) - {i},
-                             must_not - {i})
-                    then = written.get(after)
-                    if then is None:
-                        name, value = members[i]
-                        then = written[after] = _key_spellings(name, concat(self.w.key_sep, value, later[after]))
-                    options.append(concat(sep, then) if c else then)
-                if i not in must_have and i not in must:
-                    options.append(later[(c, must, (must_not - {i}) | forced_out[i])])
-                here[state] = alt(*options)
-            later = here
-        inside = later[(0, frozenset(), frozenset())]
-        empty_ok = not required and least == 0
-        return self.w.container("{", inside, empty_ok, "}")
-
-    def _loose(self, kinds: list[tuple[Term, Term]]) -> dict:
-        """`_others`' two cells without a count: any number of other members, each of any kind, in
-        any order. A key may repeat: JSON keeps the last value, and every value written under a key
-        satisfies that key's schema, so the document still validates. One term per kind, where
-        distinct ascending first characters (`_by_first_character`) would build ~95 slots and make
-        the state after each key's quote depend on its first character."""
-        member = alt(*(concat(key, self.w.key_sep, value) for key, value in kinds))
-        later = star(concat(self.w.item_sep, member))  # once something was written
-        return {(0, True, 0): concat(member, later), (0, False, 1): later}
-
-    def _others(self, others: list[Term], cap: int, least: int, most: int | None) -> dict:
-        """What may follow from slot i of `others` on, by (i, nothing written yet, members written
-        so far): the end needs `least` members, and something written (the empty object is
-        spelled apart). Without a count to keep (no maxProperties, at most one member needed) only
-        slot 0 is asked for, and one cell per slot is built, not one per (slot, first, count).
-        (Not a chain of optional slots, linear in size: every derivative by the separator would
-        rebuild each later slot's concatenation with its tail; measured in benchmarks/README.md.)"""
-        sep = self.w.item_sep
-        if most is None and least <= 1:  # nothing to count: one cell per slot
-            later = EPSILON  # once something was written: nothing more, or a separator and `members`
-            members = EMPTY  # a member of slot i or later, then `later` of its slot
-            for slot in reversed(others):
-                members = alt(concat(slot, later), members)
-                later = alt(EPSILON, concat(sep, members))
-            return {(0, True, 0): members, (0, False, 1): later}
-        memo: dict[tuple[int, bool, int], Term] = {}
-        # Built from the last slot backwards; slot i is the i-th first character.
-        for i in range(len(others), -1, -1):
-            for first in (True, False):
-                for n in range(cap + 1):
-                    if i == len(others):
-                        memo[i, first, n] = EMPTY if first or n < least else EPSILON
-                        continue
-                    skip = memo[i + 1, first, n]
-                    if most is not None and n + 1 > most:
-                        memo[i, first, n] = skip
-                        continue
-                    take = concat(EPSILON if first else sep, others[i], memo[i + 1, False, min(n + 1, cap)])
-                    memo[i, first, n] = alt(skip, take)
-        return memo

@@ -182,23 +182,25 @@ class _Recursion:
         flat: list[Any] = []
         seen: set[int] = set()
 
-        def flatten(part: Any, at: str, part_base: str, top: bool) -> bool:
+        def visit(part: Any, at: str, part_base: str, top: bool) -> list[tuple] | None:
+            """Append `part`'s own keywords to `flat`; its $ref target and allOf parts to visit next,
+            in order, or None when it is refused."""
             check_deadline(at)
             if isinstance(part, bool):
                 flat.append(part)
-                return True
+                return []
             if not isinstance(part, dict):
                 self.refuse(at, None, f"a schema must be an object or true/false, got {json.dumps(part)[:40]}")
-                return False
+                return None
             if id(part) in seen:
                 self.refuse(at, "$ref", "allOf/$ref loops back to itself: this schema includes itself")
-                return False
+                return None
             seen.add(id(part))
             part_base = child_base(part_base, part)
             if part_base != base:
                 self.refuse(at, "allOf", "allOf or $ref siblings across schemas with different $id "
                                          "bases cannot be merged; inline the referenced schema")
-                return False
+                return None
             rest = {k: v for k, v in part.items() if k not in ("$ref", "allOf")
                     and (k in _HANDLED or k in _REFUSED or not self.ignore_unknown)}
             for unevaluated, plain in (("unevaluatedProperties", "additionalProperties"),
@@ -209,29 +211,30 @@ class _Recursion:
                     self.refuse(pointer_append(at, unevaluated), unevaluated,
                                 f"{unevaluated} in a referenced or combined schema that has "
                                 f"applicators of its own: write {plain} instead")
-                    return False
+                    return None
                 rest.setdefault(plain, rest.pop(unevaluated))
             flat.append(rest)
+            children: list[tuple] = []
             if "$ref" in part:
                 where = pointer_append(at, "$ref")
                 try:
                     target, target_ptr, target_base = self.index.resolve(part["$ref"], part_base, where)
                 except SchemaError as e:
                     self.refuse(e.pointer, e.keyword, e.message)
-                    return False
-                if not flatten(target, target_ptr, part_base if target_base == base else target_base, False):
-                    return False
-            for i, sub in enumerate(part.get("allOf", [])):
-                if not flatten(sub, pointer_append(pointer_append(at, "allOf"), i), part_base, False):
-                    return False
-            return True
-
-        try:
-            for i, part in enumerate(parts):
-                if not flatten(part, ptr, base, i < own):
                     return None
-        finally:
-            flatten = None  # the recursive closure's cell held it: a cycle through this compiler
+                children.append((target, target_ptr, part_base if target_base == base else target_base, False))
+            children += [(sub, pointer_append(pointer_append(at, "allOf"), i), part_base, False)
+                         for i, sub in enumerate(part.get("allOf", []))]
+            return children
+
+        # Depth first in document order, on an explicit stack: a $ref/allOf chain as long as the
+        # schema allows never deepens Python's stack.
+        pending = [(part, ptr, base, i < own) for i, part in enumerate(parts)][::-1]
+        while pending:
+            children = visit(*pending.pop())
+            if children is None:
+                return None
+            pending.extend(reversed(children))
         try:
             merged = merge_schemas(flat)
         except Unmergeable as e:

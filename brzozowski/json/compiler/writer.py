@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...budget import check_deadline
 from ...core.terms import EMPTY, EPSILON, Term, alt, byte, byte_set, concat, literal, repeat, star
 from ...errors import ArgumentError
 from ..strings import PLAIN_KEY_BITS, PLAIN_KEY_TRIES
@@ -91,24 +92,36 @@ class _Writer:
         empty = concat(o, self.ws, c) if empty_ok else EMPTY
         return alt(empty, concat(o, self.ws, inside, self.ws, c))
 
+    def _items(self, opening: str, items: list[Term], closing: str, where: str) -> Term:
+        """``opening`` the items separated ``closing`` (items non-empty): `container`'s term, built
+        from the last item on, so each step makes only its item's nodes (a concatenation of the
+        whole inside would re-associate every node of it again)."""
+        tail = concat(self.ws, byte(ord(closing)))
+        for i, item in enumerate(reversed(items)):
+            check_deadline(where)
+            tail = concat(item, tail) if i == 0 else concat(item, self.item_sep, tail)
+        return concat(byte(ord(opening)), self.ws, tail)
+
     def text(self, value: Any) -> bytes:
         """The canonical JSON text of `value` in this writing (raises TypeError/ValueError)."""
         return json.dumps(value, separators=self.canonical, allow_nan=False).encode()
 
-    def value(self, value: Any) -> Term:
-        """The JSON texts of `value`: its keys and strings spelled both ways, this writer's punctuation."""
+    def value(self, value: Any, where: str = "") -> Term:
+        """The JSON texts of `value`: its keys and strings spelled both ways, this writer's punctuation.
+        Under a deadline (checked per item and member, naming `where`): a value's term has a node
+        per character of its text."""
         if isinstance(value, str):
             return _key_spellings(value)
         if isinstance(value, list):
             if not value:
                 return self.container("[", EMPTY, True, "]")
-            items = [self.value(v) for v in value]
-            inside = concat(items[0], *(concat(self.item_sep, t) for t in items[1:]))
-            return self.container("[", inside, False, "]")
+            return self._items("[", [self.value(v, where) for v in value], "]", where)
         if isinstance(value, dict):
             if not value:
                 return self.container("{", EMPTY, True, "}")
-            members = [concat(_key_spellings(k), self.key_sep, self.value(v)) for k, v in value.items()]
-            inside = concat(members[0], *(concat(self.item_sep, m) for m in members[1:]))
-            return self.container("{", inside, False, "}")
+            members = []
+            for k, v in value.items():
+                check_deadline(where)
+                members.append(concat(_key_spellings(k), self.key_sep, self.value(v, where)))
+            return self._items("{", members, "}", where)
         return literal(json.dumps(value, allow_nan=False).encode())

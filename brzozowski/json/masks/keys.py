@@ -101,8 +101,9 @@ def key_children(term: Term) -> dict[int, Term] | None:
 
 class NamedKeys:
     """A key state of an open object read off its term: options ``(o₁|…|oₖ)·T``, each a listed name
-    ``w"·Tw`` or, exactly once, the other keys ``O"·q`` (O a trie of plain keys, `key_node`). A
-    state before the key's opening quote reads the same off its derivative by the quote."""
+    ``w"·Tw`` or, exactly once, the other keys ``O"·q`` (O a trie of plain keys, `key_node`); an
+    option may itself be such options followed by a tail of their own (`flat_options`). A state
+    before the key's opening quote reads the same off its derivative by the quote."""
 
     name = "named keys"
 
@@ -176,7 +177,7 @@ class NamedKeys:
             options, then = x.children[0].children, x.children[1]
         other_keys = after = None
         listed: list[tuple[bytes, Term]] = []
-        for option in options:
+        for option, tail in self.flat_options(options):
             head, rest = split(option)
             if head.kind == K_BYTES and head.bits & (head.bits - 1) and rest.kind == K_CONCAT and (
                     rest.children[0] is _ANY_PLAIN_KEY):  # O = S·[plain]*, its concatenation flattened
@@ -187,12 +188,12 @@ class NamedKeys:
                     name = self.names.put(option, listed_name(option))
                 if name is None:
                     return None
-                listed.append(name)
+                listed.append(name if tail is None else (name[0], concat(name[1], tail)))
             elif other_keys is None and self.key_node(head) is not None:
                 quote, rest = split(rest)
                 if quote.kind != K_BYTES or quote.bits != _QUOTE_BIT:
                     return None
-                other_keys, after = head, rest
+                other_keys, after = head, rest if tail is None else concat(rest, tail)
             else:
                 return None
         if other_keys is None:
@@ -202,6 +203,19 @@ class NamedKeys:
         if not live_term(after, self.walker.automaton.max_states):
             return None  # no other key goes on: its plain tokens are not all allowed
         return other_keys, after, listed, then
+
+    def flat_options(self, options: tuple) -> list[tuple[Term, Term | None]]:
+        """(option, its own tail or None): an option ``(o₁|…|oₖ)·T`` that is no key trie stands for
+        its options each followed by T (the listed names beside other keys interleaved with them:
+        other keys go on differently from the names)."""
+        flat: list[tuple[Term, Term | None]] = []
+        for option in options:
+            if option.kind == K_CONCAT and option.children[0].kind == K_ALT and self.key_node(
+                    option.children[0]) is None:
+                flat.extend((inner, option.children[1]) for inner in option.children[0].children)
+            else:
+                flat.append((option, None))
+        return flat
 
     def key_node(self, term: Term) -> dict[int, Term] | None:
         """If `term` is a node of a trie of plain keys, every node below it too (`key_children`),

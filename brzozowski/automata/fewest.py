@@ -1,0 +1,140 @@
+"""The fewest repetitions after which a term can end: what makes a counted intersection non-empty.
+
+A JSON string bounded by a length and a pattern or format is, inside, an intersection of a
+*counted* term with one that does not count: ``X & C{lo,hi} S``, with C one character (every
+spelling of it), S what follows the characters (the closing quote, or nothing: one byte of a set, or ε) and X the pattern or
+format state. Each character read makes a new term (hi goes down by one), so an emptiness search of
+such a term derives a fresh path every time and reuses nothing. But whether it is empty depends on
+X only through the counts X can end at: `fewest_repeats` finds the fewest, n, once per (X, C, S)
+(X recurs: a pattern's or format's states are few), and ``lo <= n <= hi`` proves the term not
+empty without a search.
+
+Invariant: ``fewest_repeats(x, c, s) == n`` means some string ``c1…cn s'`` (each ci in C, s' in S)
+is in X, and no count below n has one; None means none was found within `FEWEST_BUDGET` pairs
+(or no count ever has one). `counted_not_empty` therefore only ever answers "not empty"; "don't
+know" sends the caller to its search, so its answers are those of the search, sooner.
+
+>>> from brzozowski.core.syntax import parse
+>>> from brzozowski.core.terms import repeat
+>>> x, c, quote = parse("a*bb(cc)*!"), parse("[a-c]"), parse("!")
+>>> fewest_repeats(x, c, quote)
+2
+>>> counted_not_empty(x & (repeat(c, 0, 7) + quote)), counted_not_empty(x & (repeat(c, 0, 1) + quote))
+(True, False)
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from ..budget import check_deadline
+from ..core.derivatives import derivative, derivative_classes
+from ..core.terms import EMPTY, EPSILON, K_BYTES, K_CONCAT, K_INTER, K_REPEAT, Term
+
+__all__ = ["FEWEST_BUDGET", "counted_not_empty", "fewest_repeats"]
+
+FEWEST_BUDGET = 4096
+"""The most (X-derivative, C-derivative) pairs one `fewest_repeats` visits: the states of a pattern
+or format reached a few characters deep are a few hundred at most; past the budget the answer is
+None and the caller searches as before."""
+
+_UNKNOWN = -1
+_FEWEST: weakref.WeakKeyDictionary[Term, dict[tuple[int, int], int]] = weakref.WeakKeyDictionary()
+"""X -> {(C's id, S's id): the fewest count, or `_UNKNOWN`}; an entry lives as long as X does
+(term ids are never reused, so the inner keys cannot alias)."""
+
+
+def counted_not_empty(term: Term) -> bool:
+    """True if `term` is ``X & C{lo,hi} S`` (two operands; the counted one a bounded repeat, alone
+    or followed by S) and X ends after a count within ``lo..hi``: then its language is not empty.
+    False means "not shown", never "empty"."""
+    if term.kind != K_INTER or len(term.children) != 2:
+        return False
+    for x, counted in (term.children, term.children[::-1]):
+        if counted.kind == K_REPEAT and counted.hi is not None:
+            c, s = counted.children[0], EPSILON
+        elif counted.kind == K_CONCAT and counted.children[0].kind == K_REPEAT and counted.children[0].hi is not None:
+            c, s = counted.children[0].children[0], counted.children[1]
+            counted = counted.children[0]
+        else:
+            continue
+        if c.boolean or not (s is EPSILON or s.kind == K_BYTES):
+            continue
+        n = fewest_repeats(x, c, s)
+        if n is not None and counted.lo <= n <= counted.hi:
+            return True
+    return False
+
+
+def fewest_repeats(x: Term, c: Term, s: Term) -> int | None:
+    """The fewest n such that ``X & C{n} S`` is not empty (memoized per (X, C, S)), or None: none
+    found within `FEWEST_BUDGET` pairs, or no count has one. Levels of X's derivatives, breadth
+    first: level n holds X's derivatives by the strings of n characters of C."""
+    memo = _FEWEST.get(x)
+    key = (c.id, s.id)
+    if memo is not None and key in memo:
+        found = memo[key]
+        return None if found == _UNKNOWN else found
+    found = _search(x, c, s)
+    _FEWEST.setdefault(x, {})[key] = _UNKNOWN if found is None else found
+    return found
+
+
+def _search(x: Term, c: Term, s: Term) -> int | None:
+    keep: list[Term] = []  # the derivatives, alive while the search runs (memos are weak)
+    level, levels_seen, pairs = {x}, set(), 0
+    for n in range(FEWEST_BUDGET):
+        if any(_ends(t, s) for t in level):
+            return n
+        frozen = frozenset(level)
+        if frozen in levels_seen:
+            return None  # the levels cycle: no later count ends either
+        levels_seen.add(frozen)
+        following: set[Term] = set()
+        for t in level:
+            pairs = _after_one(t, c, following, pairs, keep)
+            if pairs > FEWEST_BUDGET:
+                return None
+        if not following:
+            return None
+        level = following
+    return None
+
+
+def _ends(t: Term, s: Term) -> bool:
+    """Whether ``t & S`` is not empty, for S nothing or one byte of a set (the closing quote)."""
+    if s is EPSILON:
+        return t.nullable
+    bits = s.bits & t.first
+    while bits:
+        b = (bits & -bits).bit_length() - 1
+        if derivative(t, b).nullable:
+            return True
+        bits &= bits - 1
+    return False
+
+
+def _after_one(t: Term, c: Term, into: set[Term], pairs: int, keep: list[Term]) -> int:
+    """Add to `into` the derivatives of `t` by every string of C (one character); returns `pairs`
+    plus the (t-derivative, C-derivative) pairs visited."""
+    todo, seen = [(t, c)], {(t, c)}
+    while todo:
+        check_deadline()
+        here, rest = todo.pop()
+        pairs += 1
+        if pairs > FEWEST_BUDGET:
+            return pairs
+        if rest.nullable:
+            into.add(here)
+        for c_class in derivative_classes(rest):
+            common = c_class & rest.first & here.first
+            for t_class in derivative_classes(here):
+                both = common & t_class
+                if not both:
+                    continue
+                b = (both & -both).bit_length() - 1
+                nxt = (derivative(here, b, keep), derivative(rest, b, keep))
+                if nxt[0] is not EMPTY and nxt[1] is not EMPTY and nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+    return pairs
