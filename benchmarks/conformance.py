@@ -36,18 +36,19 @@ from brzozowski import BrzozowskiError, SchemaError, compile_json_schema
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _sorted_keys(value):
+def sorted_keys(value):
+    """`value` with every object's keys in sorted order (the second key order the automaton is asked about)."""
     if isinstance(value, dict):
-        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+        return {k: sorted_keys(value[k]) for k in sorted(value)}
     if isinstance(value, list):
-        return [_sorted_keys(v) for v in value]
+        return [sorted_keys(v) for v in value]
     return value
 
 
 def spellings(instance, separators) -> set[bytes]:
     """The JSON texts of `instance` the automaton is asked about."""
     texts = set()
-    for value in (instance, _sorted_keys(instance)):
+    for value in (instance, sorted_keys(instance)):
         for ascii_only in (True, False):
             try:
                 texts.add(json.dumps(value, separators=separators, ensure_ascii=ascii_only,

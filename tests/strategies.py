@@ -1,6 +1,7 @@
 """Shared Hypothesis strategies: random patterns in the supported subset, byte strings over a small
 alphabet that those patterns care about (so random strings actually hit the interesting cases),
-random vocabularies, and random schemas of the JSON-schema subset with their instances.
+random vocabularies, and random schemas of the JSON-schema subset with their instances; and `valid`,
+the judge of a JSON text against a schema that the tests share.
 
 The schema strategies are written here rather than taken from hypothesis-jsonschema (0.23.1 breaks
 on objects with current Hypothesis); every instance they draw is valid for its schema by
@@ -41,6 +42,19 @@ patterns = st.recursive(st.sampled_from(ATOMS), _combine, max_leaves=8)
 
 texts = st.binary(max_size=8).map(lambda bs: bytes(ALPHABET[b % len(ALPHABET)] for b in bs))
 """Short byte strings over the alphabet the patterns use."""
+
+
+FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
+
+
+def valid(text: bytes, schema: dict) -> bool:
+    """Whether the JSON text is a JSON value that the schema accepts (Draft 2020-12 with its format
+    checker; False if it is not JSON)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return jsonschema.Draft202012Validator(schema, format_checker=FORMAT_CHECKER).is_valid(value)
 
 
 # --- JSON values and schemas, for compile_json_schema ---------------------------------------------
@@ -271,10 +285,10 @@ OBJECT_NAME_RULES = [{"maxLength": 2}, {"pattern": "^[a-z0-9-]*$"}, {"enum": ["a
 def object_schema(pick) -> dict:
     """A random object schema over `OBJECT_KEYS`/`OBJECT_PATTERNS` (`pick` chooses among options),
     as JSON would load it (no subschema object shared by two places)."""
-    return json.loads(json.dumps(_object_schema(pick)))
+    return json.loads(json.dumps(_picked_object_schema(pick)))
 
 
-def _object_schema(pick) -> dict:
+def _picked_object_schema(pick) -> dict:
     schema: dict = {"type": "object"}
     names = [k for k in OBJECT_KEYS if pick([False, False, True])][:4]
     schema["properties"] = {k: pick(OBJECT_VALUE_SCHEMAS) for k in names}

@@ -17,7 +17,6 @@ import warnings
 from collections import deque
 from fractions import Fraction
 
-import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,8 +33,8 @@ from brzozowski.json.strings import encoded_chars
 from brzozowski.automata.lazy import DEAD, LazyDFA
 from brzozowski.json.strict import INTEGER, NUMBER, STRING
 from brzozowski.core.terms import EMPTY, K_LEAF
+from .strategies import FORMAT_CHECKER, valid
 
-FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 KEYWORDS = {"minimum": "minimum", "maximum": "maximum", "exclusive_minimum": "exclusiveMinimum",
             "exclusive_maximum": "exclusiveMaximum", "multiple_of": "multipleOf", "min_length": "minLength",
             "max_length": "maxLength", "pattern": "pattern", "format": "format"}
@@ -45,15 +44,6 @@ def schema_of(kind: str, **keywords) -> dict:
     schema = {"type": kind}
     schema.update({KEYWORDS[k]: v for k, v in keywords.items()})
     return schema
-
-
-def valid(text: bytes, schema: dict) -> bool:
-    """Whether the JSON text is a JSON value that the schema accepts (False if it is not JSON)."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return False
-    return jsonschema.Draft202012Validator(schema, format_checker=FORMAT_CHECKER).is_valid(value)
 
 
 def walk(lazy: LazyDFA, rng: random.Random, steps: int = 80, stop: float = 0.2) -> bytes:

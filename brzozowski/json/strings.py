@@ -37,7 +37,7 @@ from ..core.terms import EMPTY, Term, alt, byte, byte_set, concat, literal, repe
 
 __all__ = [
     "ANY_CHAR", "ANY_STRING", "CodePoints", "MAX_LENGTH_BOUND", "PLAIN_KEY_BITS", "PLAIN_KEY_TRIES", "SCALARS",
-    "complement", "encoded_chars", "intersect", "string_term", "union",
+    "complement", "encoded_chars", "intersect", "spelled_string", "string_term", "union",
 ]
 
 CodePoints = tuple[tuple[int, int], ...]
@@ -153,6 +153,13 @@ def encoded_chars(s: CodePoints) -> Term:
             parts.append(literal(spelling))
     return alt(*parts)
 
+
+def spelled_string(text: str) -> Term:
+    """Every JSON text (quotes included) that decodes to `text`: each character in each of its
+    spellings; a lone surrogate (which has no raw UTF-8) only as its ``\\u`` escape."""
+    chars = [encoded_chars(((ord(c), ord(c)),)) if not 0xD800 <= ord(c) <= 0xDFFF
+             else _escaped_unit(ord(c), ord(c)) for c in text]
+    return concat(_QUOTE, *chars, _QUOTE)
 
 #: One decoded character, any way JSON writes it.
 ANY_CHAR = encoded_chars(SCALARS)

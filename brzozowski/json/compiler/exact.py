@@ -18,7 +18,7 @@ from ...errors import SchemaError
 from ..leaf_terms import json_integer_term, json_number_term, json_string_term
 from ..merge import ANNOTATIONS
 from ..refs import child_base, pointer_append
-from ..strings import encoded_chars
+from ..strings import spelled_string
 from .common import (
     build_leaf,
     MAX_ACTIVE_SCHEMAS, _ALL_TYPES, _ARRAY_KEYWORDS, _C_FRACTION_DIGITS, _DIGIT_BITS, _EXACT_KEYWORDS,
@@ -194,8 +194,7 @@ class _Exact:
         if isinstance(value, str):
             if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
                 raise _Inexact(ptr, keyword, "a string with a lone surrogate")
-            quote = byte(0x22)
-            return concat(quote, *(encoded_chars(((ord(c), ord(c)),)) for c in value), quote)
+            return spelled_string(value)
         if isinstance(value, (int, float)) and math.isfinite(value):
             return self._exact_leaf(ptr, json_number_term, (ptr, keyword), minimum=value, maximum=value)
         raise _Inexact(ptr, keyword, f"{keyword} values that are arrays or objects are written in one "

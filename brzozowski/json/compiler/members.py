@@ -41,9 +41,20 @@ class _Members:
             tails = self._others(others, cap, least, most)
             return (lambda c: tails[0, c == 0, c]), None, None
         member = alt(*(concat(key, self.w.key_sep, value) for key, value in others))
+
+        def close(c: int) -> Term:  # the object may end once something was written
+            return EPSILON if c else EMPTY
+
         if member is EMPTY:
-            return (lambda c: EPSILON if c else EMPTY), None, None
-        return (lambda c: EPSILON if c else EMPTY), member, star(concat(self.w.item_sep, member))
+            return close, None, None
+        return close, member, star(concat(self.w.item_sep, member))
+
+    def _written(self, listed: tuple[str, Term], rest: Term, loop: Term | None, c: int) -> Term:
+        """A listed member (name, value) written after `c` members, then the loose others' `loop`
+        (if any), then `rest`."""
+        name, value = listed
+        then = _key_spellings(name, concat(self.w.key_sep, value, rest if loop is None else concat(loop, rest)))
+        return concat(self.w.item_sep, then) if c else then
 
     def _opened(self, later: dict, start: tuple, member: Term | None, loop: Term | None, empty_ok: bool) -> Term:
         """The object whose inside starts in state `start` of `later`, or with loose others (`member`,
@@ -91,9 +102,7 @@ class _Members:
                              must_not - {i})
                     then = written.get(after)
                     if then is None:
-                        name, value = members[i]
-                        rest = later[after] if loop is None else concat(loop, later[after])
-                        then = written[after] = _key_spellings(name, concat(self.w.key_sep, value, rest))
+                        then = written[after] = self._written(members[i], later[after], loop, 0)
                     options.append(concat(sep, then) if c else then)
                 if i not in must_have and i not in must:
                     options.append(later[(c, must, (must_not - {i}) | forced_out[i])])
@@ -119,7 +128,6 @@ class _Members:
         end, member, loop = self._ends(others, counted, cap, least, most)
         subsets = self._subsets(members, most, where)
         must_have = frozenset(required)
-        sep = self.w.item_sep
         done: dict[tuple, Term] = {}
         for written in reversed(subsets):
             check_deadline(where)
@@ -127,13 +135,11 @@ class _Members:
                 options = []
                 if must_have <= written and all(needs.get(d, written) <= written for d in written):
                     options.append(end(c))
-                for j, (name, value) in enumerate(members):
+                for j, listed in enumerate(members):
                     nxt = written | {j}
                     if j in written or (len(nxt), nxt) not in done:
                         continue
-                    rest = done[len(nxt), nxt] if loop is None else concat(loop, done[len(nxt), nxt])
-                    then = _key_spellings(name, concat(self.w.key_sep, value, rest))
-                    options.append(concat(sep, then) if c else then)
+                    options.append(self._written(listed, done[len(nxt), nxt], loop, c))
                 done[c if not written else len(written), written] = alt(*options)
         later = {(c, frozenset(), frozenset()): done[c, frozenset()] for c in (0, 1) if (c, frozenset()) in done}
         return self._opened(later, (0, frozenset(), frozenset()), member, loop, not required and least == 0)

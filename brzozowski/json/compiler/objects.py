@@ -18,14 +18,14 @@ from typing import Any
 from ...budget import check_deadline
 from ...core.derivatives import derivative, matches
 from ...automata.lazy import is_empty
-from ...core.terms import EMPTY, Term, alt, byte, compl, concat, inter, literal, star
+from ...core.terms import EMPTY, Term, alt, byte, compl, concat, inter, literal
 from ...errors import SchemaError, StateBudgetError
 from ..ecma_regex import wide_pattern_term
 from ..leaf_terms import _narrows, json_string_term
-from ..strings import _escaped_unit, encoded_chars
+from ..strings import spelled_string
 from ..refs import pointer_append
 from .common import _ANY, _FIRST_CHARACTERS, _is_true, build_leaf
-from .writer import _key_spellings, _plain_keys_except
+from .writer import _plain_keys_except
 
 
 MAX_PATTERN_REGIONS = 32
@@ -38,12 +38,7 @@ _QUOTE = byte(0x22)
 def _spelled_names(names: list[str]) -> Term:
     """Every JSON spelling of every name of `names` (quotes included): what JSON decodes to a name
     (a lone surrogate by its escapes; a name no text decodes to is excluded harmlessly)."""
-    spelled = []
-    for name in names:
-        chars = [encoded_chars(((ord(c), ord(c)),)) if not 0xD800 <= ord(c) <= 0xDFFF
-                 else _escaped_unit(ord(c), ord(c)) for c in name]
-        spelled.append(concat(_QUOTE, *chars, _QUOTE))
-    return alt(*spelled)
+    return alt(*(spelled_string(name) for name in names))
 
 
 def _empty(term: Term) -> bool:
@@ -257,7 +252,6 @@ class _Objects:
     def _by_first_character(self, kinds: list[tuple[Term, Term]]) -> list[Term]:
         """For each possible first character of a key (the empty key first, then printable ASCII
         ascending), the members of `kinds` (key term, value term) whose key starts with it."""
-        quote = byte(0x22)
         insides = [derivative(key, 0x22) for key, _ in kinds]
         tails: list[dict[Term, Term]] = [{} for _ in kinds]  # rest of the key -> it, ':' and the value
         members = []
@@ -273,7 +267,7 @@ class _Objects:
                     tail = after.get(rest)
                     if tail is None:  # most first characters leave the same rest: built once
                         tail = after[rest] = concat(rest, self.w.key_sep, value)
-                    options.append(concat(quote, byte(first), tail))
+                    options.append(concat(_QUOTE, byte(first), tail))
             member = alt(*options)
             if member is not EMPTY:
                 members.append(member)
