@@ -149,15 +149,16 @@ def test_states_inside_a_wide_format_are_masked_from_the_leaf_tables_as_defined(
 
 def _assert_leaf_masks_as_defined(lazy: LazyDFA, vocab: list, texts: list[bytes]) -> None:
     """At the state after each of `texts` (inside a format's string; EOS: the vocabulary's last
-    token): the mask comes from the leaf's tables and is the definition, token by token."""
+    token): the mask comes from the leaf's tables (or, for a format with a length bound, from the
+    counted strings' uncounted twin) and is the definition, token by token."""
     eos = len(vocab) - 1
     index = TokenIndex(lazy, vocab, eos_id=eos)
     for text in texts:
         state = lazy.step(lazy.start, text)
         assert lazy.term(state).children[0].kind == K_LEAF, text
-        served = index.leaf_masks
+        served = index.leaf_masks + index.served["counted strings"]
         mask = index.mask(state)
-        assert index.leaf_masks == served + 1, text
+        assert index.leaf_masks + index.served["counted strings"] == served + 1, text
         assert np.array_equal(mask, brute_force_mask(lazy, state, vocab, eos)), text
 
 

@@ -29,9 +29,10 @@ import weakref
 
 from ..budget import check_deadline
 from ..core.derivatives import derivative, derivative_classes
-from ..core.terms import EMPTY, EPSILON, K_BYTES, K_CONCAT, K_INTER, K_REPEAT, Term
+from ..core.terms import (EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_EMPTY, K_EPSILON, K_INTER, K_LEAF,
+                          K_REPEAT, K_STAR, Term)
 
-__all__ = ["FEWEST_BUDGET", "counted_not_empty", "fewest_repeats"]
+__all__ = ["FEWEST_BUDGET", "completion_bound", "counted_not_empty", "fewest_repeats", "shortest"]
 
 FEWEST_BUDGET = 4096
 """The most (X-derivative, C-derivative) pairs one `fewest_repeats` visits: the states of a pattern
@@ -138,3 +139,80 @@ def _after_one(t: Term, c: Term, into: set[Term], pairs: int, keep: list[Term]) 
                     seen.add(nxt)
                     todo.append(nxt)
     return pairs
+
+
+# -- how far from its end a term can be ------------------------------------------------------------
+
+_SHORTEST: weakref.WeakKeyDictionary[Term, int] = weakref.WeakKeyDictionary()
+_BOUND: weakref.WeakKeyDictionary[Term, int] = weakref.WeakKeyDictionary()
+_PLAIN = frozenset({K_EMPTY, K_EPSILON, K_BYTES, K_CONCAT, K_ALT, K_STAR, K_REPEAT})
+"""The kinds `shortest` and `completion_bound` read: the regular operators, and the leaves of a
+table (their distances, `brzozowski.automata.leaves.LeafAutomaton.ending`). An intersection or a
+complement makes both None: their shortest strings are no function of their operands'."""
+
+
+def shortest(term: Term) -> int | None:
+    """The length in bytes of the shortest string of `term` (a term of `_PLAIN` kinds or table
+    leaves, its language not empty), or None for a term with another kind inside."""
+    return _evaluate(term)[0]
+
+
+def completion_bound(term: Term) -> int | None:
+    """A bound B on how far every state reachable from `term` is from its end: for every string u
+    whose derivative ``D_u(term)`` is not empty, some v of at most B bytes has uv in the language
+    (None: an intersection, a complement or a leaf over a term inside).
+
+    Read off the structure, since a derivative of ``a b`` is ``D(a) b`` or ``D(b)`` (when a is
+    nullable), one of ``a{lo,hi}`` is ``D(a) a{lo-1,hi-1}``, one of ``a*`` is ``D(a) a*``:
+    ``B(a b) = max(B(a) + shortest(b), B(b))``, ``B(a | b) = max(B(a), B(b))``, ``B(a*) = B(a)``,
+    ``B(a{lo,hi}) = B(a) + lo · shortest(a)``, one byte 1, ε 0. A state of a counted string is
+    as far from its end as its uncounted side says, so a length bound that leaves B characters
+    free after a token cannot be what refuses the token (`brzozowski.json.masks.counted`)."""
+    return _evaluate(term)[1]
+
+
+def _evaluate(term: Term) -> tuple[int | None, int | None]:
+    """(shortest, completion_bound) of `term`, memoized per term, children before parents on an
+    explicit stack (a long literal is a concatenation as deep as it is long)."""
+    if term in _BOUND:
+        return _SHORTEST[term], _BOUND[term]
+    todo = [term]
+    while todo:
+        t = todo[-1]
+        if t in _BOUND:
+            todo.pop()
+            continue
+        if t.kind == K_LEAF:
+            ending = getattr(t.table, "ending", None)
+            ending = ending(t.lo) if ending is not None else None
+            if ending is None:
+                return None, None
+            todo.pop()
+            _SHORTEST[t], _BOUND[t] = ending
+            continue
+        if t.kind not in _PLAIN:
+            return None, None
+        waiting = [c for c in t.children if c not in _BOUND]
+        if waiting:
+            todo.extend(waiting)
+            continue
+        todo.pop()
+        _SHORTEST[t], _BOUND[t] = _combine(t)
+    return _SHORTEST[term], _BOUND[term]
+
+
+def _combine(t: Term) -> tuple[int, int]:
+    kind = t.kind
+    if kind == K_EMPTY or kind == K_EPSILON:
+        return 0, 0
+    if kind == K_BYTES:
+        return 1, 1
+    if kind == K_CONCAT:
+        a, b = t.children
+        return _SHORTEST[a] + _SHORTEST[b], max(_BOUND[a] + _SHORTEST[b], _BOUND[b])
+    if kind == K_ALT:
+        return min(_SHORTEST[c] for c in t.children), max(_BOUND[c] for c in t.children)
+    body = t.children[0]
+    if kind == K_STAR:
+        return 0, _BOUND[body]
+    return t.lo * _SHORTEST[body], _BOUND[body] + t.lo * _SHORTEST[body]  # K_REPEAT

@@ -113,6 +113,7 @@ class LeafAutomaton:
         self._table_lock = threading.Lock()
         self._codes: TransitionTable | ClassTable | None = None
         self._closes_once: bool | None = None
+        self._ending: np.ndarray | None = None  # see ending: computed when first needed
         if table is None:
             assert term is not None
             self.dfa: LazyDFA | FormatTable = LazyDFA(term)
@@ -171,6 +172,17 @@ class LeafAutomaton:
         for bits, target in zip(self._class_bits, self.dfa.columns[state].tolist()):
             groups[target] = groups.get(target, 0) | bits
         return partition_of(list(groups.values()))
+
+    def ending(self, state: int) -> tuple[int, int] | None:
+        """Over a table: (the fewest bytes that take `state` to an accepting state, the most of
+        those fewest over every state that can reach one: a bound for every state `state`
+        reaches); None over a term or for a state that accepts nothing."""
+        if isinstance(self.dfa, LazyDFA):
+            return None
+        if self._ending is None:
+            self._ending = _distances_to_end(self.dfa)
+        fewest = int(self._ending[state])
+        return None if fewest < 0 else (fewest, int(self._ending.max()))
 
     def atom(self, state: int) -> Term:
         """The atom of `state`: ∅ for DEAD, ε for a state whose language is {ε}, else a leaf."""
@@ -233,6 +245,23 @@ class LeafAutomaton:
     def derive(self, state: int, b: int) -> Term:
         """The derivative of the atom of `state` by byte `b`."""
         return self.atom(self.dfa.next_state(state, b))
+
+
+def _distances_to_end(table: FormatTable) -> np.ndarray:
+    """Per state of `table`: the fewest bytes to an accepting state (-1: none), level by level
+    backwards from the accepting states."""
+    targets = table.columns  # state x class -> state (DEAD: -1)
+    live = targets != DEAD
+    reached = table.accept.astype(bool)
+    distance = np.where(reached, 0, -1)
+    level = 0
+    while True:
+        level += 1
+        leads = (live & reached[np.where(live, targets, 0)]).any(axis=1) & ~reached
+        if not leads.any():
+            return distance
+        distance[leads] = level
+        reached |= leads
 
 
 _AUTOMATA: cachetools.LRUCache = cachetools.LRUCache(maxsize=LEAF_CACHE)

@@ -82,7 +82,7 @@ if TYPE_CHECKING:
     from ..vocab.vocabulary import TokenTrie, VocabTrie
 
 __all__ = ["PLAIN_KEY_BYTES", "QuoteSuffixes",
-           "StringAutomaton", "StringTables", "build_all_tables", "codes_from", "count_bound_bits",
+           "NEVER_ENDS", "StringAutomaton", "StringTables", "build_all_tables", "chars_to_end", "codes_from", "count_bound_bits",
            "count_order", "count_tables", "key_tables", "kept_in_cache", "kept_on", "over_bound", "packed",
            "packed_ids", "quote_suffixes", "recognize", "recognize_counted", "set_bits", "string_automaton",
            "string_tables", "tables_from_codes"]
@@ -278,6 +278,29 @@ def _build_counts(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
     for array in (token_counts, closing_counts):
         array.setflags(write=False)
     return token_counts, closing_counts
+
+
+NEVER_ENDS = np.iinfo(np.int16).max
+"""`chars_to_end`'s count for a token that S refuses from the state (no count applies)."""
+
+
+def chars_to_end(trie: VocabTrie, r: int) -> tuple[np.ndarray, int]:
+    """Per vocabulary and S-state r (kept on the trie): for each token, the characters it begins
+    before it ends inside the string (``inside``: its `count_tables` count) or before the closing
+    quote it reads (a token past the quote: its closing node's count), `NEVER_ENDS` for the others;
+    and the most of those counts (0 if none)."""
+    return kept_on(trie, ("json-string-chars-to-end", r), lambda: _chars_to_end(trie, r))
+
+
+def _chars_to_end(trie: VocabTrie, r: int) -> tuple[np.ndarray, int]:
+    tables = string_tables(trie, r)
+    token_counts, closing_counts = count_tables(trie, r)
+    chars = np.full(trie.vocab_size, NEVER_ENDS, dtype=np.int16)
+    chars[tables.inside] = token_counts[tables.inside]
+    chars[tables.past_tokens] = closing_counts[tables.past_closing]
+    most = int(chars[chars != NEVER_ENDS].max(initial=0))
+    chars.setflags(write=False)
+    return chars, most
 
 
 class StringTables(NamedTuple):

@@ -38,13 +38,15 @@ registration order, after the core's own. Dispatch order, with `brzozowski.json`
 1. ``end`` (core): no byte goes on from the state's term: EOS alone, one array per vocabulary.
 2. ``words`` (json): options that each begin with a byte string, a quote among their first bytes
    followed by another byte string (a closed object's key, ``":"``): read along the strings.
-3. ``named keys`` (json): an open object's key state read off its term (listed names, other keys).
-4. ``leaves`` (json): a leaf's state (a format's string, a number): its per-vocabulary tables.
-5. ``strings`` (json): the inside of a JSON string: its tables plus the tokens past the quote.
-6. ``keys`` (json): an open object's key state on a DFA: a walk of the listed names' prefixes.
-7. ``opening`` (json): a state whose quote opens a string: the string's tables beside a walk.
-8. ``literals`` (json, read by the core's walker): options that each begin with a byte string.
-9. ``options`` (json): a union of leaves and words: the union of their masks.
+3. ``counted strings`` (json): inside a string bounded by a length and a pattern or format: the
+   mask of its uncounted twin (one per pattern state), filtered by per-token character counts.
+4. ``named keys`` (json): an open object's key state read off its term (listed names, other keys).
+5. ``leaves`` (json): a leaf's state (a format's string, a number): its per-vocabulary tables.
+6. ``strings`` (json): the inside of a JSON string: its tables plus the tokens past the quote.
+7. ``keys`` (json): an open object's key state on a DFA: a walk of the listed names' prefixes.
+8. ``opening`` (json): a state whose quote opens a string: the string's tables beside a walk.
+9. ``literals`` (json, read by the core's walker): options that each begin with a byte string.
+10. ``options`` (json): a union of leaves and words: the union of their masks.
 
 Caching, threads, deadlines
 ---------------------------

@@ -81,6 +81,10 @@ class Tuning:
     """Per vocabulary: the memory of the cache of masks past a closing quote (one per set of live rests)."""
     count_bounds: int = 64
     """Per vocabulary: how many (string state, character bound) bitmasks are kept (schemas repeat a few maxLength values)."""
+    counted_masks_bytes: int = 32 * 1024 * 1024
+    """Per index: the memory of the masks of counted strings' uncounted twins (one per state of the pattern side, which recurs at every count)."""
+    counted_exact_tokens: int = 64
+    """A counted string's tokens within the pattern's completion bound of the length bound are checked one by one while at most this many (else the state is walked)."""
     leaf_table_bytes: int = 32 * 1024 * 1024
     """Per vocabulary: the memory of the cache of leaf tables and exits."""
     python_tail_nodes: int = 32

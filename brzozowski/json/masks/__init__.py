@@ -3,7 +3,7 @@
 Importing this package (``brzozowski.json`` does) registers, once per process:
 
 - `json_strategies` with `brzozowski.masks.index.register_strategies`: every `TokenIndex` built
-  afterwards tries, after the core's own, in this order: ``words``, ``named keys``, ``leaves``,
+  afterwards tries, after the core's own, in this order: ``words``, ``counted strings``, ``named keys``, ``leaves``,
   ``strings``, ``keys``, ``opening``, ``literals``, ``options`` (each module's docstring states its
   claim; the order puts the strategies that need no derivative of the state first, and the
   exclusive ``words`` before all);
@@ -21,6 +21,7 @@ from ...masks.walk import Walker
 from ...vocab.vocabulary import VocabTrie, register_preparer
 from ..leaf_masks import prepare_leaves
 from ..string_masks import build_all_tables
+from .counted import CountedStrings
 from .keys import KeyWalk, NamedKeys
 from .leaves import Leaves, Options
 from .past import PastTheQuote
@@ -37,7 +38,7 @@ def json_strategies(walker: Walker) -> tuple:
     leaves = Leaves(walker, past)
     strings = Strings(walker, past)
     options = Options(walker, leaves)
-    return (Words(walker, literals), NamedKeys(walker, past), leaves, strings, KeyWalk(walker, past),
+    return (Words(walker, literals), CountedStrings(walker), NamedKeys(walker, past), leaves, strings, KeyWalk(walker, past),
             Opening(walker, strings, options), literals, options)
 
 

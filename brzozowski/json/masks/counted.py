@@ -1,0 +1,158 @@
+"""A strategy for the states inside a string bounded by a length and a pattern: the count kept
+outside the state.
+
+Such a string's inside is a term ``T = (X & K) "R``: X the pattern's state (it does not count),
+``K = P C{0,h}`` the counted characters (P the rest of a begun character, C any character, h the
+characters still allowed), R what follows the string. Every character read makes a new K, so the
+states of T are as many as (pattern state × count), and a walk from each meets fresh states all
+the way down. Its *uncounted twin* ``U = (X & P C*) "R`` has one state per pattern state, which
+recurs at every count. Claim: with ``c_t`` the characters token t begins before it ends or closes
+the string (`brzozowski.json.string_masks.chars_to_end`) and ``B = completion_bound(X)``
+(`brzozowski.automata.fewest`: every state X reaches can end within B more bytes), when the
+string's lower bound is met (``C{0,h}``):
+
+- t is refused by T if U refuses it (T's language is inside U's) or if ``c_t > h``;
+- t that reads the closing quote, ``c_t <= h``, allowed by U: allowed (the characters before the
+  quote are t's own, and U checked the pattern's end and R);
+- t that stays inside, ``c_t + B <= h``, allowed by U: allowed (X, after t, ends within B bytes,
+  so within B characters: at most h in all, since X only holds characters);
+- t that stays inside, ``h - B < c_t <= h``, allowed by U: decided on T's own derivative, one by
+  one while they are few (`Tuning.counted_exact_tokens`; a bound near its end: else the walk).
+
+So T's mask is U's mask (walked once per pattern state, cached) less a comparison of per-token
+counts. U's states are numbered in a shadow automaton of this index, never in the index's own:
+its states stay the derivatives of its start. The claim needs X to hold only characters (its
+strings are the encoded strings a pattern matches: `brzozowski.json.ecma_regex`); a term whose X
+holds an intersection, a complement or a leaf has no completion bound, and is walked.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+
+import numpy as np
+
+from ...automata.fewest import completion_bound
+from ...automata.lazy import LazyDFA
+from ...core.derivatives import derivative_of_string
+from ...core.terms import EPSILON, K_CONCAT, K_INTER, K_LEAF, K_REPEAT, Term, concat, inter, star
+from ...errors import StateBudgetError
+from ...masks.cache import BoundedCache
+from ...masks.index import WALK
+from ...masks.moves import live_term
+from ...masks.tokenset import Form, TokenSet, packed, unpacked
+from ...masks.walk import Walker
+from ..string_masks import chars_to_end, recognize_counted, string_tables
+
+__all__ = ["CountedStrings", "uncounted"]
+
+_NBYTES = attrgetter("nbytes")
+
+
+def uncounted(counted: Term) -> Term:
+    """``P C* S`` for the counted characters ``P C{lo,hi} S`` (a bounded repeat, maybe after the
+    heads of a begun character, maybe before the closing quote: `recognize_counted`'s shapes)."""
+    heads = []
+    while counted.kind == K_CONCAT and counted.children[0].kind != K_REPEAT:
+        head, counted = counted.children
+        heads.append(head)
+    if counted.kind == K_REPEAT:
+        return concat(*heads, star(counted.children[0]))
+    repeated, after = counted.children
+    return concat(*heads, star(repeated.children[0]), after)
+
+
+class CountedStrings:
+    """The inside of a string bounded by a length and a pattern, past its lower bound (see the
+    module docstring): its uncounted twin's mask, filtered by per-token character counts."""
+
+    name = "counted strings"
+
+    def __init__(self, walker: Walker) -> None:
+        self.walker = walker
+        tuning = walker.tuning
+        self.recognized = BoundedCache(tuning.index_memo_entries)  # term -> `counted` (or None)
+        self.twin_masks = BoundedCache(tuning.counted_masks_bytes, _NBYTES)  # twin -> bool mask
+        self.shadow: Walker | None = None  # walks over the twins' own automaton
+
+    def try_mask(self, state: int, term: Term | None, form: Form) -> TokenSet | None:
+        if term is None or self.walker.expansion != "auto":
+            return None
+        head = term.children[0] if term.kind == K_CONCAT else term
+        if head.kind != K_INTER and (head.kind != K_LEAF or not isinstance(head.table.dfa, LazyDFA)):
+            return None
+        found = self.recognized.get(term, self)
+        if found is self:
+            found = self.recognized.put(term, self.counted(term))
+        if found is None:
+            return None
+        twin, r, most, bound = found
+        base = self.twin_mask(twin)
+        if base is None:
+            return None
+        trie = self.walker.trie
+        chars, longest = chars_to_end(trie, r)
+        if most >= longest + bound:
+            mask = base.copy()
+        else:
+            mask = base & (chars <= most)
+            unsure = mask & string_tables(trie, r).inside & (chars > most - bound)
+            ids = np.flatnonzero(unsure)
+            if len(ids) > self.walker.tuning.counted_exact_tokens:
+                return WALK
+            max_states = self.walker.automaton.max_states
+            tokens = trie.tokens
+            for t in ids.tolist():
+                mask[t] = live_term(derivative_of_string(term, tokens[t]), max_states)
+        return TokenSet(array=packed(mask) if form is Form.PACKED else mask)
+
+    def counted(self, term: Term) -> tuple[Term, int, int, int] | None:
+        """(the twin U, the S-state r of the counted characters, h, B) if `term` is ``(X & K) R``
+        or ``⟨(X & K)⟩ R`` (the atom of a format's intersection with the bounds, K then ends with the
+        closing quote) with K's lower bound met and X a term with a completion bound; else None."""
+        head, outside = term.children if term.kind == K_CONCAT else (term, EPSILON)
+        if head.kind == K_LEAF:
+            head, after = head.table.term_of(head.lo), EPSILON
+            if head.kind != K_INTER:
+                return None
+        else:
+            after, outside = outside, EPSILON
+        operands = head.children
+        for i, counted in enumerate(operands):
+            found = recognize_counted(concat(counted, after))
+            if found is None:
+                continue
+            r, fewest, most, _ = found
+            if fewest or most is None:
+                return None
+            pattern = inter(*(x for j, x in enumerate(operands) if j != i))
+            bound = completion_bound(pattern)
+            if bound is None:
+                return None
+            return concat(inter(pattern, uncounted(counted)), after, outside), r, most, bound
+        return None
+
+    def twin_mask(self, twin: Term) -> np.ndarray | None:
+        """The tokens the twin allows (a read-only bool array; cached), by a walk over the shadow
+        automaton; None if that automaton is over its state budget."""
+        found = self.twin_masks.get(twin)
+        if found is not None:
+            return found
+        try:
+            if self.shadow is None:
+                automaton = self.walker.automaton
+                shadow = LazyDFA(twin, max_states=automaton.max_states, limits=automaton.limits)
+                self.shadow, state = Walker(shadow, self.walker.trie, self.walker.tuning), shadow.start
+            else:
+                state = self.shadow.automaton.state_of(twin)
+            walked = self.shadow.walk(state)
+        except StateBudgetError:
+            return None
+        size = self.walker.trie.vocab_size
+        if walked.array is None:
+            mask = np.zeros(size, dtype=bool)
+            mask[walked.ids] = True
+        else:
+            mask = walked.array if walked.array.dtype == bool else unpacked(walked.array, size).copy()
+        mask.setflags(write=False)
+        return self.twin_masks.put(twin, mask)

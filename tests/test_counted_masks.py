@@ -1,0 +1,126 @@
+"""Strings bounded by a length and a pattern or format, masked with the count outside the state
+(`brzozowski.json.masks.counted`): every mask along random walks equals the plain walk's (the
+index with its strategies off), for random patterns, bounds near and far, formats, a string
+followed by more of a document, and a vocabulary with escapes, split UTF-8 characters, tokens
+that close the string and long tokens. And the law the strategy rests on, against brute force:
+`completion_bound` bounds the shortest way to the end from every state a term reaches."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import deque
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brzozowski import TokenIndex, Vocabulary, compile_json_schema
+from brzozowski.automata.fewest import completion_bound, shortest
+from brzozowski.core.derivatives import derivative, derivative_classes
+from brzozowski.core.syntax import parse
+from brzozowski.core.terms import EMPTY
+from brzozowski.masks.tuning import Tuning
+
+from .strategies import ALPHABET, patterns, texts
+
+POOL = [b"a", b"b", b"c", b"0", b".", b" ", b"_", b"\n", b"ab", b"abc", b"a b", b"c0.", b"abcabc",
+        b"aaaaaaaa", b"bc bc bc", b"0000000000", b'"', b'",', b'"}', b'a"', b'a",', b'"s":', b"\\",
+        b'\\"', b"\\n", b"\\u00", b"\\u0061", b"\\u00e9a", b"\xc3", b"\xa9", b"\xc3\xa9", b"\xc3\xa9a",
+        b"@", b"a@b", b".io", b"x", b"-", b"{", b'{"', b"}", b":", b"1", b"12", b"2024-01-02",
+        b"T10:00:00Z", b"http", b"://", b"/"]
+"""Tokens for the walks: the alphabet's bytes, words of it, JSON's specials around a string's end,
+escapes, a UTF-8 character whole and split, and the pieces of emails, dates and URIs."""
+
+
+def _vocabulary(tokens: list[bytes]) -> Vocabulary:
+    return Vocabulary(tokens + [None], eos_id=len(tokens))
+
+
+def _walk_and_compare(schema: dict, vocab: Vocabulary, seed: int, steps: int, tuning: Tuning) -> int:
+    """Walk `steps` random allowed tokens, comparing each state's mask with the plain walk's;
+    returns how many masks the counted strategy served."""
+    automaton = compile_json_schema(schema)
+    index = TokenIndex(automaton, vocab, tuning=tuning)
+    plain = TokenIndex(automaton, vocab)
+    plain.set_strategy(strings=False)
+    rng = random.Random(seed)
+    state = automaton.start
+    for _ in range(steps):
+        mask = index.mask(state)
+        assert np.array_equal(mask, plain.mask(state)), (schema, state, str(automaton.term(state))[:200])
+        allowed = [int(t) for t in np.flatnonzero(mask) if t != vocab.eos_id]
+        if not allowed:
+            break
+        state = index.next_state(state, rng.choice(allowed))
+    return index.served["counted strings"]
+
+
+SCHEMAS = [
+    {"type": "string", "pattern": r"^(?:\S+\s+){0,4}\S+$", "maxLength": 30},
+    {"type": "string", "pattern": "^[a-c0 ]+$", "maxLength": 40},
+    {"type": "string", "pattern": "^[a-c0 ]+$", "minLength": 3, "maxLength": 12},
+    {"type": "string", "pattern": "b", "maxLength": 35},
+    {"type": "string", "format": "email", "maxLength": 30},
+    {"type": "string", "format": "date-time", "maxLength": 22},
+    {"type": "object", "properties": {"s": {"type": "string", "pattern": "^[^\n]*[.]$", "maxLength": 28},
+                                      "n": {"type": "integer"}},
+     "required": ["s", "n"], "additionalProperties": False},
+]
+
+
+@pytest.mark.parametrize("exact_tokens", [0, 64, 10_000])
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda s: json.dumps(s)[:60])
+def test_counted_masks_equal_the_walk(schema, exact_tokens):
+    vocab = _vocabulary(POOL)
+    served = sum(_walk_and_compare(schema, vocab, seed, 40, Tuning(counted_exact_tokens=exact_tokens))
+                 for seed in range(6))
+    if exact_tokens and schema.get("format") != "date-time":  # (date-time: its bound implied by the format)
+        assert served > 0
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=patterns, lengths=st.tuples(st.integers(0, 3), st.integers(0, 30)),
+       picked=st.lists(st.sampled_from(POOL), min_size=6, max_size=30, unique=True),
+       seed=st.integers(0, 1000), follows=st.booleans())
+def test_counted_masks_equal_the_walk_for_random_patterns(pattern, lengths, picked, seed, follows):
+    lo, span = lengths
+    string = {"type": "string", "pattern": pattern, "minLength": lo, "maxLength": lo + span}
+    schema = ({"type": "array", "items": string, "maxItems": 2} if follows else string)
+    tokens = sorted(set(picked) | {bytes([b]) for b in ALPHABET} | {b'"', b"]", b"[", b","})
+    try:
+        compile_json_schema(schema)
+    except ValueError:
+        return  # (a pattern whose strings no bound allows)
+    _walk_and_compare(schema, _vocabulary(tokens), seed, 30, Tuning(counted_exact_tokens=seed % 3 * 8))
+
+
+def _shortest_by_search(term) -> int | None:
+    """The shortest string's length, breadth first over derivatives (None: the language is empty)."""
+    seen, todo = {term}, deque([(term, 0)])
+    while todo:
+        t, n = todo.popleft()
+        if t.nullable:
+            return n
+        for bits in derivative_classes(t):
+            d = derivative(t, (bits & -bits).bit_length() - 1)
+            if d is not EMPTY and d not in seen:
+                seen.add(d)
+                todo.append((d, n + 1))
+    return None
+
+
+@settings(max_examples=150, deadline=None)
+@given(patterns, st.lists(texts, max_size=6))
+def test_completion_bound_bounds_every_reached_state(pattern, prefixes):
+    term = parse(pattern)
+    bound = completion_bound(term)
+    assert shortest(term) == _shortest_by_search(term)
+    for text in prefixes:
+        reached = term
+        for b in text:
+            reached = derivative(reached, b)
+        found = _shortest_by_search(reached)
+        if found is not None:
+            assert found <= bound, (pattern, text, found, bound)
