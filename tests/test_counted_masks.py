@@ -26,7 +26,8 @@ from brzozowski.masks.tuning import Tuning
 from .strategies import ALPHABET, patterns, texts
 
 POOL = [b"a", b"b", b"c", b"0", b".", b" ", b"_", b"\n", b"ab", b"abc", b"a b", b"c0.", b"abcabc",
-        b"aaaaaaaa", b"bc bc bc", b"0000000000", b'"', b'",', b'"}', b'a"', b'a",', b'"s":', b"\\",
+        b"aaaaaaaa", b"bc bc bc", b"0000000000", b'"', b'",', b'"}', b'a"', b'a",', b'aaaa."', b'abc abc",',
+        b'0000000000."}', b'b.",', b'"s":', b"\\",
         b'\\"', b"\\n", b"\\u00", b"\\u0061", b"\\u00e9a", b"\xc3", b"\xa9", b"\xc3\xa9", b"\xc3\xa9a",
         b"@", b"a@b", b".io", b"x", b"-", b"{", b'{"', b"}", b":", b"1", b"12", b"2024-01-02",
         b"T10:00:00Z", b"http", b"://", b"/"]
