@@ -44,6 +44,7 @@ def _walk_and_compare(schema: dict, vocab: Vocabulary, seed: int, steps: int, tu
     returns how many masks the counted strategy served."""
     automaton = compile_json_schema(schema)
     index = TokenIndex(automaton, vocab, tuning=tuning)
+    bits_first = TokenIndex(automaton, vocab, tuning=tuning)  # (asked for bitmasks: computed packed)
     plain = TokenIndex(automaton, vocab)
     plain.set_strategy(strings=False)
     rng = random.Random(seed)
@@ -51,10 +52,12 @@ def _walk_and_compare(schema: dict, vocab: Vocabulary, seed: int, steps: int, tu
     for _ in range(steps):
         mask = index.mask(state)
         assert np.array_equal(mask, plain.mask(state)), (schema, state, str(automaton.term(state))[:200])
+        assert np.array_equal(bits_first.bitmask(state), plain.bitmask(state)), (schema, state)
         allowed = [int(t) for t in np.flatnonzero(mask) if t != vocab.eos_id]
         if not allowed:
             break
         state = index.next_state(state, rng.choice(allowed))
+    assert bits_first.served["counted strings"] == index.served["counted strings"]
     return index.served["counted strings"]
 
 

@@ -40,7 +40,7 @@ from ...errors import StateBudgetError
 from ...masks.cache import BoundedCache
 from ...masks.index import WALK
 from ...masks.moves import live_term
-from ...masks.tokenset import Form, TokenSet, packed, unpacked
+from ...masks.tokenset import Form, TokenSet, unpacked
 from ...masks.walk import Walker
 from ..string_masks import chars_to_end, recognize_counted, string_tables
 
@@ -104,7 +104,7 @@ class CountedStrings:
             tokens = trie.tokens
             for t in ids.tolist():
                 mask[t] = live_term(derivative_of_string(term, tokens[t]), max_states)
-        return TokenSet(array=packed(mask) if form is Form.PACKED else mask)
+        return TokenSet(array=mask)  # (a bool array: `TokenSet.finish` sets EOS and packs it)
 
     def counted(self, term: Term) -> tuple[Term, int, int, int] | None:
         """(the twin U, the S-state r of the counted characters, h, B) if `term` is ``(X & K) R``
