@@ -74,13 +74,13 @@ SCHEMAS = [
 ]
 
 
-@pytest.mark.parametrize("exact_tokens", [0, 64, 10_000])
+@pytest.mark.parametrize("checked_tokens,exact_tokens", [(0, 0), (10_000, 0), (10_000, 64), (10_000, 10_000)])
 @pytest.mark.parametrize("schema", SCHEMAS, ids=lambda s: json.dumps(s)[:60])
-def test_counted_masks_equal_the_walk(schema, exact_tokens):
+def test_counted_masks_equal_the_walk(schema, checked_tokens, exact_tokens):
     vocab = _vocabulary(POOL)
-    served = sum(_walk_and_compare(schema, vocab, seed, 40, Tuning(counted_exact_tokens=exact_tokens))
-                 for seed in range(6))
-    if exact_tokens and schema.get("format") != "date-time":  # (date-time: its bound implied by the format)
+    tuning = Tuning(counted_checked_tokens=checked_tokens, counted_exact_tokens=exact_tokens)
+    served = sum(_walk_and_compare(schema, vocab, seed, 40, tuning) for seed in range(6))
+    if checked_tokens and schema.get("format") != "date-time":  # (date-time: its bound implied by the format)
         assert served > 0
 
 
@@ -97,7 +97,8 @@ def test_counted_masks_equal_the_walk_for_random_patterns(pattern, lengths, pick
         compile_json_schema(schema)
     except ValueError:
         return  # (a pattern whose strings no bound allows)
-    _walk_and_compare(schema, _vocabulary(tokens), seed, 30, Tuning(counted_exact_tokens=seed % 3 * 8))
+    tuning = Tuning(counted_checked_tokens=seed % 2 * 100, counted_exact_tokens=seed % 3 * 8)
+    _walk_and_compare(schema, _vocabulary(tokens), seed, 30, tuning)
 
 
 def _shortest_by_search(term) -> int | None:

@@ -82,7 +82,7 @@ if TYPE_CHECKING:
     from ..vocab.vocabulary import TokenTrie, VocabTrie
 
 __all__ = ["PLAIN_KEY_BYTES", "QuoteSuffixes",
-           "NEVER_ENDS", "StringAutomaton", "StringTables", "build_all_tables", "chars_to_end", "codes_from", "count_bound_bits",
+           "CharsToEnd", "NEVER_ENDS", "StringAutomaton", "StringTables", "build_all_tables", "chars_to_end", "codes_from", "count_bound_bits",
            "count_order", "count_tables", "key_tables", "kept_in_cache", "kept_on", "over_bound", "packed",
            "packed_ids", "quote_suffixes", "recognize", "recognize_counted", "set_bits", "string_automaton",
            "string_tables", "tables_from_codes"]
@@ -259,6 +259,17 @@ def count_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _build_counts(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
+    codes, counts = _count_nodes(trie, r)
+    closing = string_tables(trie, r).closing
+    token_counts, closing_counts = counts.take(trie.token_node), counts[closing]
+    for array in (token_counts, closing_counts):
+        array.setflags(write=False)
+    return token_counts, closing_counts
+
+
+def _count_nodes(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per node of the byte trie (and the root, at 0): S's state after its bytes from r, as a code
+    ((state + 1) * 256, 0 dead), and how many characters they begin."""
     s = string_automaton()
     table = np.zeros((len(s.trans) + 1, 256), dtype=np.int32)  # codes as in _build_tables
     table[1:] = (s.trans + 1) * 256
@@ -273,34 +284,42 @@ def _build_counts(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
         parent_codes = codes[parents]
         codes[lo:hi] = flat.take(parent_codes + level_bytes)
         counts[lo:hi] = counts[parents] + ((parent_codes == body) & (level_bytes != quote))
-    closing = string_tables(trie, r).closing
-    token_counts, closing_counts = counts.take(trie.token_node), counts[closing]
-    for array in (token_counts, closing_counts):
-        array.setflags(write=False)
-    return token_counts, closing_counts
+    return codes, counts
 
 
 NEVER_ENDS = np.iinfo(np.int16).max
 """`chars_to_end`'s count for a token that S refuses from the state (no count applies)."""
 
 
-def chars_to_end(trie: VocabTrie, r: int) -> tuple[np.ndarray, int]:
-    """Per vocabulary and S-state r (kept on the trie): for each token, the characters it begins
-    before it ends inside the string (``inside``: its `count_tables` count) or before the closing
-    quote it reads (a token past the quote: its closing node's count), `NEVER_ENDS` for the others;
-    and the most of those counts (0 if none)."""
+class CharsToEnd(NamedTuple):
+    """Per vocabulary and S-state r: how many characters each token writes in a string."""
+
+    chars: np.ndarray
+    """int16 per token: the characters it begins before it ends inside the string (``inside``: its
+    `count_tables` count) or before the closing quote it reads (past the quote: its closing node's
+    count); `NEVER_ENDS` for the others."""
+    most: int
+    """The most of those counts (0 if none)."""
+    whole: np.ndarray
+    """bool per token: it ends inside the string between two characters (S back in its body)."""
+
+
+def chars_to_end(trie: VocabTrie, r: int) -> CharsToEnd:
+    """`CharsToEnd` from S-state r (kept on the trie)."""
     return kept_on(trie, ("json-string-chars-to-end", r), lambda: _chars_to_end(trie, r))
 
 
-def _chars_to_end(trie: VocabTrie, r: int) -> tuple[np.ndarray, int]:
+def _chars_to_end(trie: VocabTrie, r: int) -> CharsToEnd:
     tables = string_tables(trie, r)
     token_counts, closing_counts = count_tables(trie, r)
     chars = np.full(trie.vocab_size, NEVER_ENDS, dtype=np.int16)
     chars[tables.inside] = token_counts[tables.inside]
     chars[tables.past_tokens] = closing_counts[tables.past_closing]
-    most = int(chars[chars != NEVER_ENDS].max(initial=0))
-    chars.setflags(write=False)
-    return chars, most
+    codes = _count_nodes(trie, r)[0].take(trie.token_node)
+    whole = tables.inside & (codes == (string_automaton().body + 1) * 256)
+    for array in (chars, whole):
+        array.setflags(write=False)
+    return CharsToEnd(chars, int(chars[chars != NEVER_ENDS].max(initial=0)), whole)
 
 
 class StringTables(NamedTuple):

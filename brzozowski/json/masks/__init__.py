@@ -38,7 +38,7 @@ def json_strategies(walker: Walker) -> tuple:
     leaves = Leaves(walker, past)
     strings = Strings(walker, past)
     options = Options(walker, leaves)
-    return (Words(walker, literals), CountedStrings(walker), NamedKeys(walker, past), leaves, strings, KeyWalk(walker, past),
+    return (Words(walker, literals), CountedStrings(walker, leaves), NamedKeys(walker, past), leaves, strings, KeyWalk(walker, past),
             Opening(walker, strings, options), literals, options)
 
 

@@ -32,10 +32,10 @@ from operator import attrgetter
 
 import numpy as np
 
-from ...automata.fewest import completion_bound
+from ...automata.fewest import completion_bound, fewest_repeats
 from ...automata.lazy import LazyDFA
 from ...core.derivatives import derivative_of_string
-from ...core.terms import EPSILON, K_CONCAT, K_INTER, K_LEAF, K_REPEAT, Term, concat, inter, star
+from ...core.terms import EPSILON, K_CONCAT, K_INTER, K_LEAF, Term, byte, concat, inter
 from ...errors import StateBudgetError
 from ...masks.cache import BoundedCache
 from ...masks.index import WALK
@@ -43,23 +43,13 @@ from ...masks.moves import live_term
 from ...masks.tokenset import Form, TokenSet, unpacked
 from ...masks.walk import Walker
 from ..string_masks import chars_to_end, recognize_counted, string_tables
+from ..strings import ANY_CHAR
+from .leaves import Leaves
 
-__all__ = ["CountedStrings", "uncounted"]
+__all__ = ["CountedStrings"]
 
 _NBYTES = attrgetter("nbytes")
-
-
-def uncounted(counted: Term) -> Term:
-    """``P C* S`` for the counted characters ``P C{lo,hi} S`` (a bounded repeat, maybe after the
-    heads of a begun character, maybe before the closing quote: `recognize_counted`'s shapes)."""
-    heads = []
-    while counted.kind == K_CONCAT and counted.children[0].kind != K_REPEAT:
-        head, counted = counted.children
-        heads.append(head)
-    if counted.kind == K_REPEAT:
-        return concat(*heads, star(counted.children[0]))
-    repeated, after = counted.children
-    return concat(*heads, star(repeated.children[0]), after)
+_QUOTE = byte(0x22)
 
 
 class CountedStrings:
@@ -68,8 +58,8 @@ class CountedStrings:
 
     name = "counted strings"
 
-    def __init__(self, walker: Walker) -> None:
-        self.walker = walker
+    def __init__(self, walker: Walker, leaves: Leaves) -> None:
+        self.walker, self.leaves = walker, leaves
         tuning = walker.tuning
         self.recognized = BoundedCache(tuning.index_memo_entries)  # term -> `counted` (or None)
         self.twin_masks = BoundedCache(tuning.counted_masks_bytes, _NBYTES)  # twin -> bool mask
@@ -86,28 +76,36 @@ class CountedStrings:
             found = self.recognized.put(term, self.counted(term))
         if found is None:
             return None
-        twin, r, most, bound = found
+        twin, pattern, ending, r, most, bound = found
         base = self.twin_mask(twin)
         if base is None:
             return None
         trie = self.walker.trie
-        chars, longest = chars_to_end(trie, r)
-        if most >= longest + bound:
-            mask = base.copy()
-        else:
-            mask = base & (chars <= most)
-            unsure = mask & string_tables(trie, r).inside & (chars > most - bound)
-            ids = np.flatnonzero(unsure)
-            if len(ids) > self.walker.tuning.counted_exact_tokens:
-                return WALK
-            max_states = self.walker.automaton.max_states
-            tokens = trie.tokens
-            for t in ids.tolist():
-                mask[t] = live_term(derivative_of_string(term, tokens[t]), max_states)
-        return TokenSet(array=mask)  # (a bool array: `TokenSet.finish` sets EOS and packs it)
+        counts = chars_to_end(trie, r)
+        if most >= counts.most + bound:
+            return TokenSet(array=base.copy())  # (a bool array: `TokenSet.finish` sets EOS and packs it)
+        mask = base & (counts.chars <= most)
+        unsure = np.flatnonzero(mask & string_tables(trie, r).inside & (counts.chars > most - bound))
+        if len(unsure) > self.walker.tuning.counted_checked_tokens:
+            return WALK
+        slow = []
+        tokens, chars, whole = trie.tokens, counts.chars, counts.whole
+        for t in unsure.tolist():
+            fewest = fewest_repeats(derivative_of_string(pattern, tokens[t]), ANY_CHAR, ending) if whole[t] else None
+            if fewest is None:
+                slow.append(t)
+            else:
+                mask[t] = int(chars[t]) + fewest <= most
+        if len(slow) > self.walker.tuning.counted_exact_tokens:
+            return WALK
+        max_states = self.walker.automaton.max_states
+        for t in slow:
+            mask[t] = live_term(derivative_of_string(term, tokens[t]), max_states)
+        return TokenSet(array=mask)
 
-    def counted(self, term: Term) -> tuple[Term, int, int, int] | None:
-        """(the twin U, the S-state r of the counted characters, h, B) if `term` is ``(X & K) R``
+    def counted(self, term: Term) -> tuple[Term, Term, Term, int, int, int] | None:
+        """(the twin U, X, what ends X's strings (ε, or the closing quote when X holds it), the
+        S-state r of the counted characters, h, B) if `term` is ``(X & K) R``
         or ``⟨(X & K)⟩ R`` (the atom of a format's intersection with the bounds, K then ends with the
         closing quote) with K's lower bound met and X a term with a completion bound; else None."""
         head, outside = term.children if term.kind == K_CONCAT else (term, EPSILON)
@@ -129,7 +127,8 @@ class CountedStrings:
             bound = completion_bound(pattern)
             if bound is None:
                 return None
-            return concat(inter(pattern, uncounted(counted)), after, outside), r, most, bound
+            ending = EPSILON if after is not EPSILON else _QUOTE
+            return concat(pattern, after, outside), pattern, ending, r, most, bound
         return None
 
     def twin_mask(self, twin: Term) -> np.ndarray | None:
@@ -138,16 +137,11 @@ class CountedStrings:
         found = self.twin_masks.get(twin)
         if found is not None:
             return found
-        try:
-            if self.shadow is None:
-                automaton = self.walker.automaton
-                shadow = LazyDFA(twin, max_states=automaton.max_states, limits=automaton.limits)
-                self.shadow, state = Walker(shadow, self.walker.trie, self.walker.tuning), shadow.start
-            else:
-                state = self.shadow.automaton.state_of(twin)
-            walked = self.shadow.walk(state)
-        except StateBudgetError:
-            return None
+        walked = self.leaves.term_mask(twin, Form.BOOL)  # (a format's table leaf: its tables)
+        if walked is None:
+            walked = self._shadow_walk(twin)
+            if walked is None:
+                return None
         size = self.walker.trie.vocab_size
         if walked.array is None:
             mask = np.zeros(size, dtype=bool)
@@ -156,3 +150,16 @@ class CountedStrings:
             mask = walked.array if walked.array.dtype == bool else unpacked(walked.array, size).copy()
         mask.setflags(write=False)
         return self.twin_masks.put(twin, mask)
+
+    def _shadow_walk(self, twin: Term) -> TokenSet | None:
+        """The twin's tokens by a walk over the shadow automaton (None: over its state budget)."""
+        try:
+            if self.shadow is None:
+                automaton = self.walker.automaton
+                shadow = LazyDFA(twin, max_states=automaton.max_states, limits=automaton.limits)
+                self.shadow, state = Walker(shadow, self.walker.trie, self.walker.tuning), shadow.start
+            else:
+                state = self.shadow.automaton.state_of(twin)
+            return self.shadow.walk(state)
+        except StateBudgetError:
+            return None
