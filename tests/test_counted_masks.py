@@ -80,7 +80,7 @@ def test_counted_masks_equal_the_walk(schema, checked_tokens, exact_tokens):
     vocab = _vocabulary(POOL)
     tuning = Tuning(counted_checked_tokens=checked_tokens, counted_exact_tokens=exact_tokens)
     served = sum(_walk_and_compare(schema, vocab, seed, 40, tuning) for seed in range(6))
-    if checked_tokens and schema.get("format") != "date-time":  # (date-time: its bound implied by the format)
+    if checked_tokens and exact_tokens and schema.get("format") != "date-time":  # (date-time: its bound implied by the format)
         assert served > 0
 
 
