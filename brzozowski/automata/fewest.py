@@ -32,7 +32,8 @@ from ..core.derivatives import derivative, derivative_classes
 from ..core.terms import (EMPTY, EPSILON, K_ALT, K_BYTES, K_CONCAT, K_EMPTY, K_EPSILON, K_INTER, K_LEAF,
                           K_REPEAT, K_STAR, Term)
 
-__all__ = ["FEWEST_BUDGET", "completion_bound", "counted_not_empty", "fewest_repeats", "shortest"]
+__all__ = ["FEWEST_BUDGET", "completion_bound", "counted_not_empty", "fewest_repeats", "fewest_repeats_after",
+           "shortest"]
 
 FEWEST_BUDGET = 4096
 """The most (X-derivative, C-derivative) pairs one `fewest_repeats` visits: the states of a pattern
@@ -79,6 +80,18 @@ def fewest_repeats(x: Term, c: Term, s: Term) -> int | None:
     found = _search(x, c, s)
     _FEWEST.setdefault(x, {})[key] = _UNKNOWN if found is None else found
     return found
+
+
+def fewest_repeats_after(x: Term, head: Term, c: Term, s: Term) -> int | None:
+    """The fewest n such that ``X & H C{n} S`` is not empty (H: `head`, strings of one piece, the rest
+    of a character begun), or None when a derivative of X by a string of H has no count found:
+    the least of `fewest_repeats` over X's derivatives by H's strings."""
+    keep: list[Term] = []
+    after: set[Term] = set()
+    if _after_one(x, head, after, 0, keep) > FEWEST_BUDGET:
+        return None
+    counts = [fewest_repeats(y, c, s) for y in after]
+    return None if not counts or None in counts else min(counts)
 
 
 def _search(x: Term, c: Term, s: Term) -> int | None:

@@ -84,7 +84,7 @@ if TYPE_CHECKING:
 __all__ = ["PLAIN_KEY_BYTES", "QuoteSuffixes",
            "CharsToEnd", "NEVER_ENDS", "StringAutomaton", "StringTables", "build_all_tables", "chars_to_end", "codes_from", "count_bound_bits",
            "count_order", "count_tables", "key_tables", "kept_in_cache", "kept_on", "over_bound", "packed",
-           "packed_ids", "quote_suffixes", "recognize", "recognize_counted", "set_bits", "string_automaton",
+           "packed_ids", "quote_suffixes", "recognize", "recognize_counted", "rest_of_character", "set_bits", "string_automaton",
            "string_tables", "tables_from_codes"]
 
 
@@ -198,6 +198,17 @@ def _partial_characters() -> dict[Term, int]:
     return pairs
 
 
+def rest_of_character(r: int) -> Term | None:
+    """The rest of a character begun, S in state r inside it (a derivative of `ANY_CHAR`); None for
+    a state no begun character leaves S in (its body, an escape's start is one)."""
+    return _rests_of_characters().get(r)
+
+
+@lru_cache(maxsize=1)
+def _rests_of_characters() -> dict[int, Term]:
+    return {r: term for term, r in _partial_characters().items()}
+
+
 @lru_cache(maxsize=1)
 def _partial_heads() -> frozenset[Term]:
     """Every head along the concatenations of `_partial_characters`: a term whose spine holds any
@@ -300,8 +311,9 @@ class CharsToEnd(NamedTuple):
     count); `NEVER_ENDS` for the others."""
     most: int
     """The most of those counts (0 if none)."""
-    whole: np.ndarray
-    """bool per token: it ends inside the string between two characters (S back in its body)."""
+    ends: np.ndarray
+    """int16 per token: S's state after it (its body: between two characters; meaningful where
+    ``inside`` holds)."""
 
 
 def chars_to_end(trie: VocabTrie, r: int) -> CharsToEnd:
@@ -315,11 +327,10 @@ def _chars_to_end(trie: VocabTrie, r: int) -> CharsToEnd:
     chars = np.full(trie.vocab_size, NEVER_ENDS, dtype=np.int16)
     chars[tables.inside] = token_counts[tables.inside]
     chars[tables.past_tokens] = closing_counts[tables.past_closing]
-    codes = _count_nodes(trie, r)[0].take(trie.token_node)
-    whole = tables.inside & (codes == (string_automaton().body + 1) * 256)
-    for array in (chars, whole):
+    ends = ((_count_nodes(trie, r)[0].take(trie.token_node) >> 8) - 1).astype(np.int16)
+    for array in (chars, ends):
         array.setflags(write=False)
-    return CharsToEnd(chars, int(chars[chars != NEVER_ENDS].max(initial=0)), whole)
+    return CharsToEnd(chars, int(chars[chars != NEVER_ENDS].max(initial=0)), ends)
 
 
 class StringTables(NamedTuple):

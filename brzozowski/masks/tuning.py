@@ -83,8 +83,8 @@ class Tuning:
     """Per vocabulary: how many (string state, character bound) bitmasks are kept (schemas repeat a few maxLength values)."""
     counted_masks_bytes: int = 32 * 1024 * 1024
     """Per index: the memory of the masks of counted strings' uncounted twins (one per state of the pattern side, which recurs at every count)."""
-    counted_checked_tokens: int = 4096
-    """A counted string's tokens within the pattern's completion bound of its length bound are checked one by one on the pattern's (memoized) derivatives while at most this many (else the state is walked)."""
+    counted_checked_tokens: int = 128
+    """A counted string's tokens within the pattern's completion bound of its length bound are read one by one on the pattern's derivatives while at most this many (else in one pass of the pattern's automaton over the trie, which costs as much as a few hundred)."""
     counted_exact_tokens: int = 64
     """... and those of them that end inside a character, on the state's own derivatives, while at most this many (each makes new terms)."""
     leaf_table_bytes: int = 32 * 1024 * 1024

@@ -189,6 +189,10 @@ class Walker:
                 reached.add(Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
             for view in trie.level_views[depth:] if frontier is not None else ():
                 check_deadline()
+                if (frontier.n_live <= self.tuning.python_tail_nodes and self.expansion == "auto"
+                        and trie.n_nodes - view[0] <= self.tuning.python_work):
+                    work += self._walk_tail(trie, frontier, reached)  # (the deep levels' few nodes)
+                    break
                 if self._dense_next(frontier, view):
                     frontier = self._expand_dense(frontier, view)
                     work += frontier.size
@@ -232,6 +236,38 @@ class Walker:
             nodes, states = next_nodes, next_states
             depth += 1
         return depth, None, work, found
+
+    def _walk_tail(self, trie: TokenTrie, frontier: Frontier, reached: Reached) -> int:
+        """Add to `reached` the live nodes below `frontier`, depth first in plain Python, rows
+        filled as their states are met: for a frontier of at most ``python_tail_nodes`` live nodes
+        below which the trie has at most ``python_work`` nodes left (a few long tokens' runs, a
+        level each), where a numpy round per level costs more than the nodes themselves.
+        Returns the children looked at."""
+        labels, child_lo, child_count = trie.python_view()
+        table = self.table
+        have, flat = table.have, table.flat
+        nodes, codes = frontier.sparse()
+        todo = list(zip(nodes.tolist(), codes.tolist()))
+        found: list[int] = []
+        work = 0
+        while todo:
+            node, code = todo.pop()
+            count = child_count[node]
+            if not count:
+                continue
+            work += count
+            if code >> 8 >= len(have) or not have[code >> 8]:
+                table.ensure(np.array([code], dtype=np.int32))
+                have, flat = table.have, table.flat
+            lo = child_lo[node]
+            for child in range(lo, lo + count):
+                target = int(flat[code + labels[child]])
+                if target:
+                    found.append(child)
+                    todo.append((child, target))
+        if found:
+            reached.add(Frontier(0, 0, np.array(found, dtype=np.intp), _NO_CODES, len(found)))
+        return work
 
     def _handed_over(self, trie: TokenTrie, depth: int, nodes: list[int], states: list) -> Frontier:
         """A Python frontier as a sparse one: each distinct state numbered once, in order of first

@@ -32,7 +32,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from ...automata.fewest import completion_bound, fewest_repeats
+from ...automata.fewest import completion_bound, fewest_repeats, fewest_repeats_after
 from ...automata.lazy import LazyDFA
 from ...core.derivatives import derivative_of_string
 from ...core.terms import EPSILON, K_CONCAT, K_INTER, K_LEAF, Term, byte, concat, inter
@@ -42,7 +42,9 @@ from ...masks.index import WALK
 from ...masks.moves import live_term
 from ...masks.tokenset import Form, TokenSet, unpacked
 from ...masks.walk import Walker
-from ..string_masks import chars_to_end, recognize_counted, string_tables
+from ...automata.codes import TransitionTable
+from ..string_masks import (CharsToEnd, chars_to_end, codes_from, recognize_counted, rest_of_character,
+                            string_automaton, string_tables)
 from ..strings import ANY_CHAR
 from .leaves import Leaves
 
@@ -50,6 +52,7 @@ __all__ = ["CountedStrings"]
 
 _NBYTES = attrgetter("nbytes")
 _QUOTE = byte(0x22)
+_BODY = string_automaton().body
 
 
 class CountedStrings:
@@ -64,6 +67,7 @@ class CountedStrings:
         self.recognized = BoundedCache(tuning.index_memo_entries)  # term -> `counted` (or None)
         self.twin_masks = BoundedCache(tuning.counted_masks_bytes, _NBYTES)  # twin -> bool mask
         self.shadow: Walker | None = None  # walks over the twins' own automaton
+        self.patterns: TransitionTable | None = None  # the pattern sides' own automaton
 
     def try_mask(self, state: int, term: Term | None, form: Form) -> TokenSet | None:
         if term is None or self.walker.expansion != "auto":
@@ -84,24 +88,71 @@ class CountedStrings:
         counts = chars_to_end(trie, r)
         if most >= counts.most + bound:
             return TokenSet(array=base.copy())  # (a bool array: `TokenSet.finish` sets EOS and packs it)
+        return self._near_the_bound(term, pattern, ending, base, counts, string_tables(trie, r).inside, most, bound)
+
+    def _near_the_bound(self, term: Term, pattern: Term, ending: Term, base: np.ndarray, counts: CharsToEnd,
+                        inside: np.ndarray, most: int, bound: int) -> TokenSet:
+        """The twin's mask less the tokens over the bound, each token within `bound` of it decided
+        by the fewest characters the pattern needs after it (`fewest_repeats`, from S's state
+        after the token: a character it leaves begun is finished first). The pattern's state
+        after each such token: its derivatives one by one while the tokens are few, else one pass
+        of the pattern automaton over the trie. A token whose count the search does not find is
+        read on the state's own derivatives while they are few; else `WALK`."""
+        tuning = self.walker.tuning
         mask = base & (counts.chars <= most)
-        unsure = np.flatnonzero(mask & string_tables(trie, r).inside & (counts.chars > most - bound))
-        if len(unsure) > self.walker.tuning.counted_checked_tokens:
-            return WALK
-        slow = []
-        tokens, chars, whole = trie.tokens, counts.chars, counts.whole
-        for t in unsure.tolist():
-            fewest = fewest_repeats(derivative_of_string(pattern, tokens[t]), ANY_CHAR, ending) if whole[t] else None
-            if fewest is None:
-                slow.append(t)
-            else:
-                mask[t] = int(chars[t]) + fewest <= most
-        if len(slow) > self.walker.tuning.counted_exact_tokens:
+        unsure = np.flatnonzero(mask & inside & (counts.chars > most - bound))
+        if len(unsure) <= tuning.counted_checked_tokens:
+            tokens = self.walker.trie.tokens
+            pairs = [(derivative_of_string(pattern, tokens[t]), r) for t, r in
+                     zip(unsure.tolist(), counts.ends[unsure].tolist())]
+            keys = range(len(pairs))
+        else:
+            found = self._pattern_states(pattern, unsure, counts.ends[unsure])
+            if found is None:
+                return WALK
+            pairs, keys = found
+        fewest = np.array([self._fewest(x, r, ending) for x, r in pairs], dtype=np.int32)[keys]
+        known = fewest >= 0
+        mask[unsure[known]] = counts.chars[unsure[known]] + fewest[known] <= most
+        slow = unsure[~known]
+        if len(slow) > tuning.counted_exact_tokens:
             return WALK
         max_states = self.walker.automaton.max_states
-        for t in slow:
+        tokens = self.walker.trie.tokens
+        for t in slow.tolist():
             mask[t] = live_term(derivative_of_string(term, tokens[t]), max_states)
         return TokenSet(array=mask)
+
+    @staticmethod
+    def _fewest(x: Term, r: int, ending: Term) -> int:
+        """The fewest characters `x` begins before it can end, S in state r (-1: not found)."""
+        if r == _BODY:
+            found = fewest_repeats(x, ANY_CHAR, ending)
+        else:
+            rest = rest_of_character(r)
+            found = None if rest is None else fewest_repeats_after(x, rest, ANY_CHAR, ending)
+        return -1 if found is None else found
+
+    def _pattern_states(self, pattern: Term, tokens: np.ndarray,
+                        ends: np.ndarray) -> tuple[list[tuple[Term, int]], np.ndarray] | None:
+        """The distinct (pattern state, S-state) pairs `tokens` end in, from one pass over the trie of
+        the pattern automaton (a shadow `LazyDFA` over the pattern sides met), and each token's
+        index among them; None past that automaton's state budget."""
+        try:
+            if self.patterns is None:
+                automaton = self.walker.automaton
+                dfa = LazyDFA(pattern, max_states=automaton.max_states, limits=automaton.limits)
+                self.patterns, state = TransitionTable(dfa), dfa.start
+            else:
+                state = self.patterns.automaton.state_of(pattern)
+            trie = self.walker.trie
+            codes = codes_from(trie, self.patterns, state, tuning=self.walker.tuning)
+        except StateBudgetError:
+            return None
+        states = (codes.take(trie.token_node[tokens]) >> self.patterns.shift) - 1
+        pairs, keys = np.unique(states.astype(np.int64) << 16 | ends, return_inverse=True)
+        term = self.patterns.automaton.term
+        return [(term(int(p >> 16)), int(p & 0xFFFF)) for p in pairs], keys
 
     def counted(self, term: Term) -> tuple[Term, Term, Term, int, int, int] | None:
         """(the twin U, X, what ends X's strings (ε, or the closing quote when X holds it), the
