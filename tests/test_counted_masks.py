@@ -18,9 +18,14 @@ from hypothesis import strategies as st
 
 from brzozowski import TokenIndex, Vocabulary, compile_json_schema
 from brzozowski.automata.fewest import completion_bound, shortest
+from brzozowski.automata.lazy import is_empty
 from brzozowski.core.derivatives import derivative, derivative_classes
 from brzozowski.core.syntax import parse
-from brzozowski.core.terms import EMPTY
+from brzozowski.core.terms import EMPTY, compl, inter
+from brzozowski.errors import SchemaError
+from brzozowski.json.ecma_regex import parse_pattern
+from brzozowski.json.leaf_terms import FORMATS, json_string_term
+from brzozowski.json.strings import ANY_STRING
 from brzozowski.masks.tuning import Tuning
 
 from .strategies import ALPHABET, patterns, texts
@@ -129,3 +134,22 @@ def test_completion_bound_bounds_every_reached_state(pattern, prefixes):
         found = _shortest_by_search(reached)
         if found is not None:
             assert found <= bound, (pattern, text, found, bound)
+
+
+@settings(max_examples=80, deadline=None)
+@given(patterns)
+def test_a_pattern_holds_only_string_contents(pattern):
+    """The claim the counted strings rest on: a pattern's term is made of whole characters (every
+    string of it is the contents of a JSON string), so intersecting it with ``C*`` changes nothing."""
+    try:
+        term = parse_pattern(pattern)[0]
+    except SchemaError:
+        return  # (a Python construct ECMA-262 refuses)
+    assert is_empty(inter(term, compl(ANY_STRING)))
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_a_format_holds_only_json_strings(name):
+    """... and a format's strings (its table leaf: contents and the closing quote) are JSON strings."""
+    term = json_string_term(format=name)
+    assert is_empty(inter(term, compl(json_string_term())))
