@@ -463,9 +463,9 @@ FORMAT_EXAMPLES = {
 
 def test_formats_never_need_pythons_unicode_classes():
     """The formats' patterns spell digits [0-9] (what \\d means once both dialects agree): Python's
-    Unicode \\d, \\w or \\s, a scan of every code point (~30 ms a class), is never computed for
-    them (it was for ``date``: 74 ms on first use). A pattern with \\d still computes it, and the
-    scalars it scans are every code point but the surrogates."""
+    Unicode \\d, \\w or \\s (read from the shipped table, or a scan of every code point) is never
+    needed for them. A pattern with \\d still needs it, and the scalars a scan reads are every
+    code point but the surrogates."""
     from brzozowski.json import ecma_regex
 
     ecma_regex._python_class.cache_clear()
@@ -703,3 +703,20 @@ def test_pattern_errors_show_offset_and_caret():
 def test_every_accepted_table_pattern_compiles_in_python():
     for pattern in PATTERN_TABLE + list(FORMAT_PATTERNS.values()):
         re.compile(pattern)
+
+
+def test_the_shipped_unicode_classes_are_this_pythons_or_left_unread():
+    """`ecma_regex.UNICODE_CLASSES` (Python's \\d \\w \\s and ECMA's white space, read instead of
+    scanning every scalar) equals what this Python computes when its Unicode version is the
+    file's; under another version the classes are computed, the same either way."""
+    import json
+    import unicodedata
+
+    from brzozowski.json import ecma_regex
+
+    shipped = json.loads(ecma_regex.UNICODE_CLASSES.read_text(encoding="utf-8"))
+    if shipped["unidata_version"] == unicodedata.unidata_version:
+        assert shipped == json.loads(json.dumps(ecma_regex.computed_unicode_classes()))
+    for letter in "dws":
+        assert ecma_regex._python_class(letter) == ecma_regex._scanned_class(letter)
+    assert ecma_regex._ecma_space() == ecma_regex._scanned_ecma_space()

@@ -36,9 +36,11 @@ Reference: ECMA-262 §22.2 (RegExp pattern syntax); JSON Schema Validation 2020-
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -69,9 +71,40 @@ def _all_scalars() -> str:
     return np.concatenate((codes[:0xD800], codes[0xE000:])).tobytes().decode("utf-32-le")
 
 
+UNICODE_CLASSES = Path(__file__).with_name("unicode_classes.json")
+"""Python's ``\\d``, ``\\w``, ``\\s`` and ECMA's white space as code point ranges, for the Unicode
+version its ``unidata_version`` names: read instead of scanning every scalar (a one-time cost of
+the first pattern that names a class) when this Python's version is that one."""
+
+
+@lru_cache(maxsize=1)
+def _shipped_classes() -> dict[str, CodePoints]:
+    try:
+        data = json.loads(UNICODE_CLASSES.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if data.get("unidata_version") != unicodedata.unidata_version:
+        return {}
+    return {name: tuple((lo, hi) for lo, hi in ranges) for name, ranges in data["classes"].items()}
+
+
+def computed_unicode_classes() -> dict:
+    """What `UNICODE_CLASSES` holds, computed from this Python's Unicode database (to write the file
+    anew: ``json.dump`` of it, when a Python with another Unicode version is the one served)."""
+    classes = {letter: _scanned_class(letter) for letter in "dws"}
+    return {"unidata_version": unicodedata.unidata_version,
+            "classes": {**classes, "ecma_space": _scanned_ecma_space()}}
+
+
 @lru_cache(maxsize=None)
 def _python_class(category: str) -> CodePoints:
     """The code points Python's ``re`` puts in ``\\d``, ``\\w`` or ``\\s`` for a str pattern."""
+    shipped = _shipped_classes().get(category)
+    return shipped if shipped is not None else _scanned_class(category)
+
+
+@lru_cache(maxsize=None)
+def _scanned_class(category: str) -> CodePoints:
     ranges = []
     for m in re.finditer(rf"\{category}+", _all_scalars()):
         first, last = ord(m.group()[0]), ord(m.group()[-1])
@@ -82,8 +115,13 @@ def _python_class(category: str) -> CodePoints:
     return union(tuple(ranges))
 
 
-@lru_cache(maxsize=None)
 def _ecma_space() -> CodePoints:
+    shipped = _shipped_classes().get("ecma_space")
+    return shipped if shipped is not None else _scanned_ecma_space()
+
+
+@lru_cache(maxsize=None)
+def _scanned_ecma_space() -> CodePoints:
     spaces = [c for c in range(0x10000) if unicodedata.category(chr(c)) == "Zs"]
     return union(((0x09, 0x0D),), ((0xFEFF, 0xFEFF),), _LINE_TERMINATORS, tuple((c, c) for c in spaces))
 
