@@ -245,9 +245,10 @@ class TokenIndex:
         thread's), or made from the other form's cached array, or computed; then stored."""
         key = 2 * state + (form is Form.PACKED)  # even keys: a state's bool mask, odd keys: its packed bitmask
         with self._walk_lock:
-            found = self._cached(key)
+            with self._cache_lock:
+                found = self._cache.get(key)
+                other = self._cache.get(key ^ 1) if found is None else None
             if found is None:
-                other = self._cached(key ^ 1)
                 if other is None:
                     found = self._compute(state, form)
                 else:
@@ -339,10 +340,6 @@ class TokenIndex:
         if not 0 <= state < n:
             raise StateError(f"state {state} does not exist (states 0..{n - 1}; DEAD is -1)")
         return state
-
-    def _cached(self, key: int) -> np.ndarray | None:
-        with self._cache_lock:
-            return self._cache.get(key)
 
     def _store(self, key: int, value: np.ndarray) -> None:
         with self._cache_lock:
