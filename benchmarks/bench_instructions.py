@@ -109,9 +109,11 @@ def lockstep(items: list[dict], make, compile_schema, eos: int, cg: ctypes.CDLL)
                 continue
             for token in item["tokens"] + [eos]:
                 cg.toggle()
-                constraint.bitmask()
-                constraint.advance(token)
-                cg.toggle()
+                try:
+                    constraint.bitmask()
+                    constraint.advance(token)
+                finally:  # (a document refused mid-walk must not leave the collection on)
+                    cg.toggle()
                 matcher.unsafe_compute_mask_ptr(ptr, nbytes)
                 matcher.consume_token(token)
         except ValueError:  # a refused schema, a document the language refuses mid-walk

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 from .errors import ArgumentError, InputTypeError, TimeBudgetError
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "check_deadline", "outside_deadline", "require_limits", "within"]
+__all__ = ["DEFAULT_LIMITS", "Limits", "check_deadline", "close_deadline", "open_deadline",
+           "outside_deadline", "require_limits", "within"]
 
 
 @dataclass(frozen=True)
@@ -125,37 +126,52 @@ def require_limits(limits: object) -> Limits:
     return limits
 
 
+Deadline = tuple[float, str, float, str]
+"""A deadline in force, as the context variable holds it: (end, limit, seconds, where): its end
+(monotonic time), the limit it enforces, that limit's seconds and where the work stood (for the
+error's message). A plain tuple: a mask step opens one per computed mask and per new advance."""
+
+
+_CURRENT: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar("brzozowski_deadline", default=None)
+
+
+def open_deadline(seconds: float | None, limit: str, where: str = "") -> contextvars.Token | None:
+    """Put a deadline of ``seconds`` named ``limit`` in force (on this thread or task), unless
+    `seconds` is None or an enclosing deadline ends sooner; pass what it returns to
+    `close_deadline` once the work is done. `within` is the same as a ``with`` block; a caller that
+    opens one per step (a mask, an advance) calls these two (no object made per step)."""
+    if seconds is None:
+        return None
+    end = time.monotonic() + seconds
+    outer = _CURRENT.get()
+    if outer is not None and outer[0] <= end:
+        return None
+    return _CURRENT.set((end, limit, seconds, where))
+
+
+def close_deadline(opened: contextvars.Token | None) -> None:
+    """End the deadline `open_deadline` opened (the enclosing one, if any, is in force again)."""
+    if opened is not None:
+        _CURRENT.reset(opened)
+
+
 class within:  # noqa: N801 - used as ``with within(...)``, as contextlib's ``suppress``
-    """Run the ``with`` block under a deadline of ``seconds`` named ``limit`` (``None``: no new deadline).
+    """Run the ``with`` block under a deadline of ``seconds`` named ``limit`` (``None``: no new
+    deadline): `open_deadline` on entry, `close_deadline` on exit. An enclosing deadline that ends
+    sooner stays in force."""
 
-    An enclosing deadline that ends sooner stays in force. (A class rather than a generator: a mask
-    step opens one per computed mask and per new advance.) While in force, the object itself is the
-    current deadline: its ``end`` (monotonic time), ``limit``, ``seconds`` and ``where``."""
-
-    __slots__ = ("end", "limit", "seconds", "where", "_token")
+    __slots__ = ("limit", "seconds", "where", "_opened")
 
     def __init__(self, seconds: float | None, limit: str, where: str = "") -> None:
         self.seconds, self.limit, self.where = seconds, limit, where
-        self._token = None
+        self._opened = None
 
     def __enter__(self) -> None:
-        seconds = self.seconds
-        if seconds is None:
-            return
-        self.end = end = time.monotonic() + seconds
-        outer = _CURRENT.get()
-        if outer is not None and outer.end <= end:
-            return
-        self._token = _CURRENT.set(self)
+        self._opened = open_deadline(self.seconds, self.limit, self.where)
 
     def __exit__(self, *exc: object) -> None:
-        token = self._token
-        if token is not None:
-            self._token = None
-            _CURRENT.reset(token)
-
-
-_CURRENT: contextvars.ContextVar[within | None] = contextvars.ContextVar("brzozowski_deadline", default=None)
+        opened, self._opened = self._opened, None
+        close_deadline(opened)
 
 
 @contextmanager
@@ -173,12 +189,14 @@ def outside_deadline() -> Iterator[None]:
         yield
     finally:
         _CURRENT.reset(token)
-        deadline.end += time.monotonic() - began
+        end, limit, seconds, where = deadline  # later by the time taken (until its opener closes it)
+        _CURRENT.set((end + time.monotonic() - began, limit, seconds, where))
 
 
 def check_deadline(where: str = "") -> None:
     """Raise `TimeBudgetError` when the current deadline has passed (a no-op outside any deadline)."""
     deadline = _CURRENT.get()
-    if deadline is not None and time.monotonic() > deadline.end:
-        at = where or deadline.where
-        raise TimeBudgetError(f"{deadline.limit} ({deadline.seconds:g} s) exceeded" + (f" at {at}" if at else ""))
+    if deadline is not None and time.monotonic() > deadline[0]:
+        _, limit, seconds, opened_at = deadline
+        at = where or opened_at
+        raise TimeBudgetError(f"{limit} ({seconds:g} s) exceeded" + (f" at {at}" if at else ""))

@@ -1750,6 +1750,52 @@ def test_a_mask_past_its_deadline_is_refused_naming_the_limit_and_state_and_noth
     assert np.array_equal(patient.mask(0), brute_force_mask(dfa, 0, HAND_VOCAB, HAND_EOS))
 
 
+def test_an_advance_past_its_deadline_is_refused_naming_the_state_and_closes_its_deadline():
+    """A new advance (a lazy automaton's step through a token's bytes) runs under
+    ``Limits.mask_seconds`` too: past it, `TimeBudgetError` names the limit and the state advanced
+    from, nothing is memoized, and no deadline stays in force after the error."""
+    from brzozowski.budget import Limits, check_deadline
+    from brzozowski.errors import TimeBudgetError
+
+    vocab = [b"ab" * 20, b"a"]  # ".*a.{17}": each byte read goes to a state not yet met
+    hurried = TokenIndex(LazyDFA(".*a.{17}"), vocab, limits=Limits(mask_seconds=1e-9))
+    for _ in range(2):
+        with pytest.raises(TimeBudgetError, match=r"mask_seconds .* at advance from state 0"):
+            hurried.next_state(0, 0)
+    check_deadline()  # (none in force: it would raise, long past)
+    patient = TokenIndex(LazyDFA(".*a.{17}"), vocab, limits=Limits(mask_seconds=None))
+    assert patient.next_state(0, 0) != DEAD
+
+
+def test_deadlines_opened_per_step_nest_and_close():
+    """`open_deadline`/`close_deadline` (what a mask step uses): an enclosing deadline that ends
+    sooner stays in force, a closed one is gone, and one-time work inside (`outside_deadline`)
+    is given back to the deadline in force until it closes."""
+    import time
+
+    from brzozowski.budget import check_deadline, close_deadline, open_deadline, outside_deadline, within
+    from brzozowski.errors import TimeBudgetError
+
+    with pytest.raises(TimeBudgetError, match=r"mask_seconds \(0.05 s\) exceeded at state 3"):
+        with within(0.05, "mask_seconds", where="state 3"):
+            opened = open_deadline(30.0, "compile_seconds", "later")  # ends later: the outer one rules
+            try:
+                time.sleep(0.1)
+                check_deadline()
+            finally:
+                close_deadline(opened)
+    opened = open_deadline(0.05, "mask_seconds", "state 4")
+    try:
+        with outside_deadline():
+            time.sleep(0.1)
+        check_deadline()  # (the 0.1 s given back)
+    finally:
+        close_deadline(opened)
+    time.sleep(0.06)
+    check_deadline()  # closed: nothing in force
+    assert open_deadline(None, "mask_seconds") is None
+
+
 def test_one_time_table_building_does_not_count_against_a_steps_deadline():
     """A vocabulary's table built on first use inside a step (`VocabTrie.kept`) runs outside the
     step's deadline, and the time it took is given back: a step that waited for it is not refused."""

@@ -77,9 +77,10 @@ from ..core.terms import EMPTY, EPSILON, K_CONCAT, K_REPEAT, K_STAR, Term, byte,
 from ..masks.cache import BoundedCache
 from ..masks.tokenset import packed, packed_ids, set_bits
 from ..masks.tuning import DEFAULT_TUNING, Tuning
+from ..vocab.vocabulary import VocabTrie
 
 if TYPE_CHECKING:
-    from ..vocab.vocabulary import TokenTrie, VocabTrie
+    from ..vocab.vocabulary import TokenTrie
 
 __all__ = ["PLAIN_KEY_BYTES", "QuoteSuffixes",
            "CharsToEnd", "NEVER_ENDS", "StringAutomaton", "StringTables", "build_all_tables", "chars_to_end", "codes_from", "count_bound_bits",
@@ -412,7 +413,8 @@ def kept_in_cache(trie: VocabTrie, name: str, budget: int, key: tuple, build: Ca
                   weigh: Callable[[object], int] | None = None) -> object:
     """``build()`` kept under `key` in the vocabulary's `BoundedCache` `name` (of `budget`, each
     entry weighing ``weigh(entry)`` if given, else 1), built on first use."""
-    cache = kept_on(trie, (name,), lambda: (BoundedCache(budget, weigh),))[0]
+    cache = trie.tables.get((name,))  # (the cache itself, once made: no closure built per call)
+    cache = (cache or trie.kept((name,), lambda: (BoundedCache(budget, weigh),)))[0]
     with trie.tables_lock:
         found = cache.get(key, _MISSING)
     if found is _MISSING:
@@ -422,10 +424,9 @@ def kept_in_cache(trie: VocabTrie, name: str, budget: int, key: tuple, build: Ca
     return found
 
 
-def kept_on(trie: VocabTrie, key: tuple, build: Callable[[], tuple]) -> tuple:
-    """``trie.tables[key]``, built by `build` the first time (`VocabTrie.kept`: once, whatever the
-    threads, outside any mask step's deadline)."""
-    return trie.kept(key, build)
+kept_on: Callable[[VocabTrie, tuple, Callable[[], tuple]], tuple] = VocabTrie.kept
+"""``kept_on(trie, key, build)``: ``trie.tables[key]``, built by `build` the first time
+(`VocabTrie.kept` itself: once, whatever the threads, outside any mask step's deadline)."""
 
 
 def build_all_tables(trie: VocabTrie) -> None:

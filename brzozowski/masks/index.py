@@ -56,7 +56,7 @@ bytes (``cache_bytes``): ``bitmask(s)`` keeps only the packed bits, ``mask(s)`` 
 costs time, never correctness. One index may be shared between threads: cache reads and writes
 happen under one lock, mask computations under a second (they also grow a lazy automaton), so a
 thread asking for a cached mask never waits for another's walk. Each computation runs under the
-``mask_seconds`` deadline of the index's `Limits` (`brzozowski.budget.within`); the walk checks
+``mask_seconds`` deadline of the index's `Limits` (`brzozowski.budget.open_deadline`); the walk checks
 it once per level. Reference: Willard & Louf, "Efficient Guided Generation for Large Language
 Models" (2023), for the per-state index idea.
 """
@@ -71,7 +71,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..budget import DEFAULT_LIMITS, Limits, within
+from ..budget import DEFAULT_LIMITS, Limits, close_deadline, open_deadline
 from ..core.alphabet import DEAD, Automaton
 from ..core.terms import Term
 from ..errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
@@ -247,9 +247,10 @@ class TokenIndex:
         thread's), or made from the other form's cached array, or computed; then stored."""
         key = 2 * state + (form is Form.PACKED)  # even keys: a state's bool mask, odd keys: its packed bitmask
         with self._walk_lock:
-            found = self._cached(key)
+            with self._cache_lock:
+                found = self._cache.get(key)
+                other = self._cache.get(key ^ 1) if found is None else None
             if found is None:
-                other = self._cached(key ^ 1)
                 if other is None:
                     found = self._compute(state, form)
                 else:
@@ -276,8 +277,11 @@ class TokenIndex:
                 found = state if self.automaton.is_accepting(state) else DEAD
             else:
                 data = self.trie.tokens[token_id]
-                with within(self.limits.mask_seconds, "mask_seconds", where=f"advance from state {state}"):
+                opened = open_deadline(self.limits.mask_seconds, "mask_seconds", f"advance from state {state}")
+                try:
                     found = int(self.automaton.step(state, data)) if data else DEAD
+                finally:
+                    close_deadline(opened)
             self._next_memo.put(key, found)
         return found
 
@@ -342,10 +346,6 @@ class TokenIndex:
             raise StateError(f"state {state} does not exist (states 0..{n - 1}; DEAD is -1)")
         return state
 
-    def _cached(self, key: int) -> np.ndarray | None:
-        with self._cache_lock:
-            return self._cache.get(key)
-
     def _store(self, key: int, value: np.ndarray) -> None:
         with self._cache_lock:
             self._cache.put(key, value)
@@ -353,7 +353,8 @@ class TokenIndex:
     def _compute(self, state: int, form: Form) -> np.ndarray:
         """The mask of `state` in `form`: from the first strategy that serves, else by a walk
         (the caller holds the walk lock); read-only."""
-        with within(self.limits.mask_seconds, "mask_seconds", where=f"state {state}"):
+        opened = open_deadline(self.limits.mask_seconds, "mask_seconds", f"state {state}")
+        try:
             term = self.automaton.term(state) if self.walker.state_of is not None else None
             found = None
             for strategy in self._active:
@@ -369,6 +370,8 @@ class TokenIndex:
             self.walks += 1
             accepting = bool(self.automaton.is_accepting(state))
             return found.finish(form, self.vocab_size, self.eos_id, accepting, self.tuning)
+        finally:
+            close_deadline(opened)
 
 
 _NBYTES = attrgetter("nbytes")  # a mask's weight in the cache (a C call: no Python frame per store)

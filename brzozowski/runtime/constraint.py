@@ -96,12 +96,14 @@ class Constraint:
 
     def mask(self) -> np.ndarray:
         """The tokens allowed next (read-only bool[V]); `TokenError` once done."""
-        self._refuse_after_eos("ask for a mask")
+        if self.done:  # (the check inline: a step asks for a mask every time)
+            self._refuse_after_eos("ask for a mask")
         return self.index.mask(self.state)
 
     def bitmask(self) -> np.ndarray:
         """The same mask packed in int32 words (bit t % 32 of word t // 32); `TokenError` once done."""
-        self._refuse_after_eos("ask for a mask")
+        if self.done:  # (the check inline: a step asks for a mask every time)
+            self._refuse_after_eos("ask for a mask")
         return self.index.bitmask(self.state)
 
     def fill_bitmask(self, out: np.ndarray, row: int = 0) -> None:

@@ -135,7 +135,7 @@ class NamedKeys:
             handled = self.closing.put((other_keys, start), self.names_closing(other_keys, start))
         found: list[int] = []
         max_states = self.walker.automaton.max_states
-        for name, rest in listed:
+        for name, rest, tail in listed:
             node = start
             for b in name + b'"':
                 node = labels.find(b, child_lo[node], child_lo[node] + child_count[node])
@@ -143,7 +143,9 @@ class NamedKeys:
                     break
             if node < 0:
                 continue  # no token holds the name and its quote (most names): nothing to walk
-            then = rest if shared is None else concat(rest, shared)
+            then = rest if tail is None else concat(rest, tail)  # (built only for such a name)
+            if shared is not None:
+                then = concat(then, shared)
             if live_term(then, max_states):
                 found.append(node)
                 found += self.walker.below(labels, child_lo, child_count, node, then)
@@ -168,15 +170,17 @@ class NamedKeys:
                     todo.append((child, below))
         return handled
 
-    def key_shape(self, x: Term) -> tuple[Term, Term, list[tuple[bytes, Term]], Term | None] | None:
-        """(O, q·T, the listed (w, Tw), T or None for ε) if `x` has the shape `try_mask` reads."""
+    def key_shape(self, x: Term) -> tuple[Term, Term, list[tuple[bytes, Term, Term | None]], Term | None] | None:
+        """(O, q·T, the listed (w, Tw, the tail of w's option or None), T or None for ε) if `x`
+        has the shape `try_mask` reads (a name's rest is Tw·tail·T: concatenated by `try_mask`
+        only for a name some token holds)."""
         options, then = (x,), None
         if x.kind == K_ALT:
             options = x.children
         elif x.kind == K_CONCAT and x.children[0].kind == K_ALT and self.key_node(x.children[0]) is None:
             options, then = x.children[0].children, x.children[1]
         other_keys = after = None
-        listed: list[tuple[bytes, Term]] = []
+        listed: list[tuple[bytes, Term, Term | None]] = []
         for option, tail in self.flat_options(options):
             head, rest = split(option)
             if head.kind == K_BYTES and head.bits & (head.bits - 1) and rest.kind == K_CONCAT and (
@@ -188,7 +192,7 @@ class NamedKeys:
                     name = self.names.put(option, listed_name(option))
                 if name is None:
                     return None
-                listed.append(name if tail is None else (name[0], concat(name[1], tail)))
+                listed.append((*name, tail))
             elif other_keys is None and self.key_node(head) is not None:
                 quote, rest = split(rest)
                 if quote.kind != K_BYTES or quote.bits != _QUOTE_BIT:
