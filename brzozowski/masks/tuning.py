@@ -81,8 +81,8 @@ class Tuning:
     """Per vocabulary: the memory of the cache of masks past a closing quote (one per set of live rests)."""
     count_bounds: int = 64
     """Per vocabulary: how many (string state, character bound) bitmasks are kept (schemas repeat a few maxLength values)."""
-    counted_masks_bytes: int = 32 * 1024 * 1024
-    """Per index: the memory of the masks of counted strings' uncounted twins (one per state of the pattern side, which recurs at every count)."""
+    counted_masks_bytes: int = 8 * 1024 * 1024
+    """Per index: the memory of the masks of counted strings' uncounted twins (one per state of the pattern side, which recurs at every count): as the past-the-quote masks' budget."""
     counted_checked_tokens: int = 128
     """A counted string's tokens within the pattern's completion bound of its length bound are read one by one on the pattern's derivatives while at most this many (else in one pass of the pattern's automaton over the trie, which costs as much as a few hundred)."""
     counted_exact_tokens: int = 64
