@@ -1,29 +1,35 @@
-"""A strategy for the states inside a string bounded by a length and a pattern: the count kept
-outside the state.
+"""A strategy for the states inside a string bounded by a length and a pattern or a format: the
+count kept outside the state.
 
 Such a string's inside is a term ``T = (X & K) "R``: X the pattern's state (it does not count),
 ``K = P C{0,h}`` the counted characters (P the rest of a begun character, C any character, h the
-characters still allowed), R what follows the string. Every character read makes a new K, so the
-states of T are as many as (pattern state × count), and a walk from each meets fresh states all
-the way down. Its *uncounted twin* ``U = (X & P C*) "R`` has one state per pattern state, which
-recurs at every count. Claim: with ``c_t`` the characters token t begins before it ends or closes
-the string (`brzozowski.json.string_masks.chars_to_end`) and ``B = completion_bound(X)``
-(`brzozowski.automata.fewest`: every state X reaches can end within B more bytes), when the
-string's lower bound is met (``C{0,h}``):
+characters still allowed), R what follows the string; with a format, the atom of
+``X & K"`` (X then holds the closing quote) followed by R. Every character read makes a new K, so
+T has a state per (pattern state, count), and a walk from each meets fresh states all the way
+down. X holds only whole characters (a pattern's strings are string contents,
+`brzozowski.json.ecma_regex`; a format's are contents and the closing quote), so ``X & P C*`` is X
+itself and T's *uncounted twin* is ``U = X "R``: one state per pattern state, which recurs at
+every count. Claim: with ``c_t`` the characters token t begins before it ends or closes the
+string (`brzozowski.json.string_masks.chars_to_end`), ``B = completion_bound(X)``
+(`brzozowski.automata.fewest`: every state X reaches can end within B more bytes), and the
+string's lower bound met (``C{0,h}``):
 
 - t is refused by T if U refuses it (T's language is inside U's) or if ``c_t > h``;
 - t that reads the closing quote, ``c_t <= h``, allowed by U: allowed (the characters before the
   quote are t's own, and U checked the pattern's end and R);
 - t that stays inside, ``c_t + B <= h``, allowed by U: allowed (X, after t, ends within B bytes,
-  so within B characters: at most h in all, since X only holds characters);
-- t that stays inside, ``h - B < c_t <= h``, allowed by U: decided on T's own derivative, one by
-  one while they are few (`Tuning.counted_exact_tokens`; a bound near its end: else the walk).
+  so within B characters: at most h in all);
+- t that stays inside, ``h - B < c_t <= h``, allowed by U: allowed iff ``c_t + n <= h`` for n the
+  fewest characters X needs after t to end (`fewest_repeats`; a character t leaves begun is
+  finished first, `fewest_repeats_after`), X's state after t read on its derivatives or, for many
+  tokens, in one pass of X's own automaton over the trie. A token whose n the search does not find
+  is read on T's own derivatives, while few (`Tuning.counted_exact_tokens`; else the state is
+  walked).
 
-So T's mask is U's mask (walked once per pattern state, cached) less a comparison of per-token
-counts. U's states are numbered in a shadow automaton of this index, never in the index's own:
-its states stay the derivatives of its start. The claim needs X to hold only characters (its
-strings are the encoded strings a pattern matches: `brzozowski.json.ecma_regex`); a term whose X
-holds an intersection, a complement or a leaf has no completion bound, and is walked.
+So T's mask is U's mask (walked once per pattern state in a shadow automaton of this index, never
+in the index's own, or read off a format's leaf tables; cached) less a comparison of per-token
+counts. A term whose X holds an intersection, a complement or a leaf over a term has no
+completion bound; it, and a string before its lower bound, is walked.
 """
 
 from __future__ import annotations
