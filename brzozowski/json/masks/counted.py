@@ -26,9 +26,11 @@ string's lower bound met (``C{0,h}``):
   is read on T's own derivatives, while few (`Tuning.counted_exact_tokens`; else the state is
   walked).
 
-So T's mask is U's mask (walked once per pattern state in a shadow automaton of this index, never
-in the index's own, or read off a format's leaf tables; cached) less a comparison of per-token
-counts. A term whose X holds an intersection, a complement or a leaf over a term has no
+So T's mask is U's mask less a comparison of per-token counts. U's mask is cached: a format's is
+read off its leaf tables; a pattern's is the mask of ``X "Σ*``, walked once per pattern state in a
+shadow automaton of this index (never in the index's own; its states know nothing of R, so every
+string of the pattern shares them), less the tokens past the closing quote whose rest R refuses
+(`brzozowski.json.masks.past.PastTheQuote`). A term whose X holds an intersection, a complement or a leaf over a term has no
 completion bound; it, and a string before its lower bound, is walked.
 """
 
@@ -41,7 +43,8 @@ import numpy as np
 from ...automata.fewest import completion_bound, fewest_repeats, fewest_repeats_after
 from ...automata.lazy import LazyDFA
 from ...core.derivatives import derivative_of_string
-from ...core.terms import EPSILON, K_CONCAT, K_INTER, K_LEAF, Term, byte, concat, inter
+from ...core.alphabet import ALL_BYTES
+from ...core.terms import EPSILON, K_CONCAT, K_INTER, K_LEAF, Term, byte, byte_set, concat, inter, star
 from ...errors import StateBudgetError
 from ...masks.cache import BoundedCache
 from ...masks.index import WALK
@@ -58,6 +61,7 @@ __all__ = ["CountedStrings"]
 
 _NBYTES = attrgetter("nbytes")
 _QUOTE = byte(0x22)
+_ANYTHING = star(byte_set(ALL_BYTES))
 _BODY = string_automaton().body
 
 
@@ -86,8 +90,8 @@ class CountedStrings:
             found = self.recognized.put(term, self.counted(term))
         if found is None:
             return None
-        twin, pattern, ending, r, most, bound = found
-        base = self.twin_mask(twin)
+        twin, pattern, ending, rest, r, most, bound = found
+        base = self.twin_mask(twin, pattern, rest, r)
         if base is None:
             return None
         trie = self.walker.trie
@@ -160,9 +164,10 @@ class CountedStrings:
         term = self.patterns.automaton.term
         return [(term(int(p >> 16)), int(p & 0xFFFF)) for p in pairs], keys
 
-    def counted(self, term: Term) -> tuple[Term, Term, Term, int, int, int] | None:
-        """(the twin U, X, what ends X's strings (ε, or the closing quote when X holds it), the
-        S-state r of the counted characters, h, B) if `term` is ``(X & K) R``
+    def counted(self, term: Term) -> tuple[Term, Term, Term, Term, int, int, int] | None:
+        """(the twin U, X, what ends X's strings (ε, or the closing quote when X holds it), R (what
+        follows the closing quote, when X does not hold it), the S-state r of the counted
+        characters, h, B) if `term` is ``(X & K) R``
         or ``⟨(X & K)⟩ R`` (the atom of a format's intersection with the bounds, K then ends with the
         closing quote) with K's lower bound met and X a term with a completion bound; else None."""
         head, outside = term.children if term.kind == K_CONCAT else (term, EPSILON)
@@ -177,7 +182,7 @@ class CountedStrings:
             found = recognize_counted(concat(counted, after))
             if found is None:
                 continue
-            r, fewest, most, _ = found
+            r, fewest, most, rest = found
             if fewest or most is None:
                 return None
             pattern = inter(*(x for j, x in enumerate(operands) if j != i))
@@ -185,28 +190,55 @@ class CountedStrings:
             if bound is None:
                 return None
             ending = EPSILON if after is not EPSILON else _QUOTE
-            return concat(pattern, after, outside), pattern, ending, r, most, bound
+            return concat(pattern, after, outside), pattern, ending, rest, r, most, bound
         return None
 
-    def twin_mask(self, twin: Term) -> np.ndarray | None:
-        """The tokens the twin allows (a read-only bool array; cached), by a walk over the shadow
-        automaton; None if that automaton is over its state budget."""
+    def twin_mask(self, twin: Term, pattern: Term, rest: Term, r: int) -> np.ndarray | None:
+        """The tokens the twin ``X "R`` allows (a read-only bool array; cached); None if the shadow
+        automaton is over its state budget. A format's table leaf: its tables. A pattern: the
+        tokens ``X "Σ*`` allows (walked in the shadow automaton, whose states then know nothing of
+        R: every string of the pattern shares them) that stay inside the string or whose rest after
+        the closing quote lives from R (`PastTheQuote`); exact, since X holds only whole
+        characters, so the quote that closes the string is the first X can read."""
         found = self.twin_masks.get(twin)
         if found is not None:
             return found
-        walked = self.leaves.term_mask(twin, Form.BOOL)  # (a format's table leaf: its tables)
-        if walked is None:
+        if pattern.kind == K_LEAF:  # (a format's: X holds the closing quote)
+            walked = self.leaves.term_mask(twin, Form.BOOL)
+            mask = None if walked is None else self._as_mask(walked)
+        else:
+            mask = self._pattern_mask(pattern)
+            if mask is not None:
+                tables = string_tables(self.walker.trie, r)
+                mask = mask & (tables.inside | self.leaves.past.mask(tables, ("json-string", r), rest, Form.BOOL))
+        if mask is None:
             walked = self._shadow_walk(twin)
             if walked is None:
                 return None
+            mask = self._as_mask(walked)
+        mask.setflags(write=False)
+        return self.twin_masks.put(twin, mask)
+
+    def _pattern_mask(self, pattern: Term) -> np.ndarray | None:
+        """The tokens ``X "Σ*`` allows (cached per X), or None past the shadow's state budget."""
+        anything_after = concat(pattern, _QUOTE, _ANYTHING)
+        found = self.twin_masks.get(anything_after)
+        if found is None:
+            walked = self._shadow_walk(anything_after)
+            if walked is None:
+                return None
+            found = self._as_mask(walked)
+            found.setflags(write=False)
+            self.twin_masks.put(anything_after, found)
+        return found
+
+    def _as_mask(self, walked: TokenSet) -> np.ndarray:
         size = self.walker.trie.vocab_size
         if walked.array is None:
             mask = np.zeros(size, dtype=bool)
             mask[walked.ids] = True
-        else:
-            mask = walked.array if walked.array.dtype == bool else unpacked(walked.array, size).copy()
-        mask.setflags(write=False)
-        return self.twin_masks.put(twin, mask)
+            return mask
+        return walked.array if walked.array.dtype == bool else unpacked(walked.array, size).copy()
 
     def _shadow_walk(self, twin: Term) -> TokenSet | None:
         """The twin's tokens by a walk over the shadow automaton (None: over its state budget)."""
@@ -220,3 +252,4 @@ class CountedStrings:
             return self.shadow.walk(state)
         except StateBudgetError:
             return None
+
