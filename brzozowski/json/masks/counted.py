@@ -212,10 +212,9 @@ class CountedStrings:
                 tables = string_tables(self.walker.trie, r)
                 mask = mask & (tables.inside | self.leaves.past.mask(tables, ("json-string", r), rest, Form.BOOL))
         if mask is None:
-            walked = self._shadow_walk(twin)
-            if walked is None:
+            mask = self._shadow_mask(twin)
+            if mask is None:
                 return None
-            mask = self._as_mask(walked)
         mask.setflags(write=False)
         return self.twin_masks.put(twin, mask)
 
@@ -224,13 +223,16 @@ class CountedStrings:
         anything_after = concat(pattern, _QUOTE, _ANYTHING)
         found = self.twin_masks.get(anything_after)
         if found is None:
-            walked = self._shadow_walk(anything_after)
-            if walked is None:
-                return None
-            found = self._as_mask(walked)
-            found.setflags(write=False)
-            self.twin_masks.put(anything_after, found)
+            found = self._shadow_mask(anything_after)
+            if found is not None:
+                found.setflags(write=False)
+                self.twin_masks.put(anything_after, found)
         return found
+
+    def _shadow_mask(self, term: Term) -> np.ndarray | None:
+        """The tokens `term` allows, walked in the shadow automaton (None: over its state budget)."""
+        walked = self._shadow_walk(term)
+        return None if walked is None else self._as_mask(walked)
 
     def _as_mask(self, walked: TokenSet) -> np.ndarray:
         size = self.walker.trie.vocab_size
