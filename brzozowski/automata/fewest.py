@@ -2,12 +2,12 @@
 
 A JSON string bounded by a length and a pattern or format is, inside, an intersection of a
 *counted* term with one that does not count: ``X & C{lo,hi} S``, with C one character (every
-spelling of it), S what follows the characters (the closing quote, or nothing: one byte of a set, or ε) and X the pattern or
-format state. Each character read makes a new term (hi goes down by one), so an emptiness search of
-such a term derives a fresh path every time and reuses nothing. But whether it is empty depends on
-X only through the counts X can end at: `fewest_repeats` finds the fewest, n, once per (X, C, S)
-(X recurs: a pattern's or format's states are few), and ``lo <= n <= hi`` proves the term not
-empty without a search.
+spelling of it), S what follows the characters (the closing quote, or nothing: one byte of a set,
+or ε) and X the pattern or format state. Each character read makes a new term (hi goes down by
+one), so an emptiness search of such a term derives a fresh path every time and reuses nothing.
+But whether it is empty depends on X only through the counts X can end at: `fewest_repeats` finds
+the fewest, n, once per (X, C, S) (X recurs: a pattern's or format's states are few), and
+``lo <= n <= hi`` proves the term not empty without a search.
 
 Invariant: ``fewest_repeats(x, c, s) == n`` means some string ``c1…cn s'`` (each ci in C, s' in S)
 is in X, and no count below n has one; None means none was found within `FEWEST_BUDGET` pairs

@@ -82,11 +82,11 @@ from ..vocab.vocabulary import VocabTrie
 if TYPE_CHECKING:
     from ..vocab.vocabulary import TokenTrie
 
-__all__ = ["PLAIN_KEY_BYTES", "QuoteSuffixes",
-           "CharsToEnd", "NEVER_ENDS", "StringAutomaton", "StringTables", "build_all_tables", "chars_to_end", "codes_from", "count_bound_bits",
-           "count_order", "count_tables", "key_tables", "kept_in_cache", "kept_on", "over_bound", "packed",
-           "packed_ids", "quote_suffixes", "recognize", "recognize_counted", "rest_of_character", "set_bits", "string_automaton",
-           "string_tables", "tables_from_codes"]
+__all__ = ["NEVER_ENDS", "PLAIN_KEY_BYTES", "CharsToEnd", "QuoteSuffixes", "StringAutomaton", "StringTables",
+           "build_all_tables", "chars_to_end", "codes_from", "count_bound_bits", "count_order", "count_tables",
+           "key_tables", "kept_in_cache", "kept_on", "over_bound", "packed", "packed_ids", "quote_suffixes",
+           "recognize", "recognize_counted", "rest_of_character", "set_bits", "string_automaton", "string_tables",
+           "tables_from_codes"]
 
 
 class StringAutomaton:
@@ -271,7 +271,7 @@ def count_tables(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _build_counts(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
-    codes, counts = _count_nodes(trie, r)
+    counts = _count_nodes(trie, r)[1]
     closing = string_tables(trie, r).closing
     token_counts, closing_counts = counts.take(trie.token_node), counts[closing]
     for array in (token_counts, closing_counts):
@@ -324,11 +324,11 @@ def chars_to_end(trie: VocabTrie, r: int) -> CharsToEnd:
 
 def _chars_to_end(trie: VocabTrie, r: int) -> CharsToEnd:
     tables = string_tables(trie, r)
-    token_counts, closing_counts = count_tables(trie, r)
+    codes, counts = _count_nodes(trie, r)
     chars = np.full(trie.vocab_size, NEVER_ENDS, dtype=np.int16)
-    chars[tables.inside] = token_counts[tables.inside]
-    chars[tables.past_tokens] = closing_counts[tables.past_closing]
-    ends = ((_count_nodes(trie, r)[0].take(trie.token_node) >> 8) - 1).astype(np.int16)
+    chars[tables.inside] = counts.take(trie.token_node)[tables.inside]
+    chars[tables.past_tokens] = counts[tables.closing][tables.past_closing]
+    ends = ((codes.take(trie.token_node) >> 8) - 1).astype(np.int16)
     for array in (chars, ends):
         array.setflags(write=False)
     return CharsToEnd(chars, int(chars[chars != NEVER_ENDS].max(initial=0)), ends)

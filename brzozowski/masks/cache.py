@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from operator import attrgetter
 
-__all__ = ["BoundedCache"]
+__all__ = ["BY_NBYTES", "BoundedCache"]
+
+BY_NBYTES: Callable[[object], int] = attrgetter("nbytes")
+"""The weight of a cache of arrays (masks): an entry's bytes (a C call: no Python frame per store)."""
 
 
 class BoundedCache:

@@ -65,7 +65,6 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from operator import attrgetter
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -76,7 +75,7 @@ from ..core.alphabet import DEAD, Automaton
 from ..core.terms import Term
 from ..errors import InputTypeError, MaskError, StateError, TokenError, VocabularyError
 from ..vocab.vocabulary import VocabTrie, Vocabulary, checked_eos, checked_token_bytes, shared_class_trie, vocab_trie
-from .cache import BoundedCache
+from .cache import BY_NBYTES, BoundedCache
 from .tokenset import Form, TokenSet, packed, unpacked
 from .tuning import DEFAULT_TUNING, Tuning
 from .walk import EXPANSIONS, TRIES, Walker
@@ -174,7 +173,7 @@ class TokenIndex:
         if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
             raise MaskError(f"cache_bytes must be a non-negative int, not {cache_bytes!r}")
         self.cache_bytes = cache_bytes
-        self._cache = BoundedCache(cache_bytes, _NBYTES)
+        self._cache = BoundedCache(cache_bytes, BY_NBYTES)
         self._cache_lock = threading.Lock()
         self._walk_lock = threading.Lock()
         self.walker = Walker(automaton, self.trie, tuning)
@@ -373,6 +372,4 @@ class TokenIndex:
         finally:
             close_deadline(opened)
 
-
-_NBYTES = attrgetter("nbytes")  # a mask's weight in the cache (a C call: no Python frame per store)
 

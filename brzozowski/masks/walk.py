@@ -245,7 +245,7 @@ class Walker:
         Returns the children looked at."""
         labels, child_lo, child_count = trie.python_view()
         table = self.table
-        have, flat = table.have, table.flat
+        have, flat, shift = table.have, table.flat, table.shift
         nodes, codes = frontier.sparse()
         todo = list(zip(nodes.tolist(), codes.tolist()))
         found: list[int] = []
@@ -256,7 +256,7 @@ class Walker:
             if not count:
                 continue
             work += count
-            if code >> 8 >= len(have) or not have[code >> 8]:
+            if code >> shift >= len(have) or not have[code >> shift]:
                 table.ensure(np.array([code], dtype=np.int32))
                 have, flat = table.have, table.flat
             lo = child_lo[node]

@@ -3,10 +3,10 @@
 Importing this package (``brzozowski.json`` does) registers, once per process:
 
 - `json_strategies` with `brzozowski.masks.index.register_strategies`: every `TokenIndex` built
-  afterwards tries, after the core's own, in this order: ``words``, ``counted strings``, ``named keys``, ``leaves``,
-  ``strings``, ``keys``, ``opening``, ``literals``, ``options`` (each module's docstring states its
-  claim; the order puts the strategies that need no derivative of the state first, and the
-  exclusive ``words`` before all);
+  afterwards tries, after the core's own, in this order: ``words``, ``counted strings``, ``named
+  keys``, ``leaves``, ``strings``, ``keys``, ``opening``, ``literals``, ``options`` (each module's
+  docstring states its claim; the order puts the strategies that need no derivative of the state
+  first, and the exclusive ``words`` before all);
 - `prepare_json_tables` with `brzozowski.vocab.vocabulary.register_preparer`: every `Vocabulary`
   built afterwards builds the JSON tables (strings, plain keys, formats, numerals) with its trie.
 
@@ -38,8 +38,8 @@ def json_strategies(walker: Walker) -> tuple:
     leaves = Leaves(walker, past)
     strings = Strings(walker, past)
     options = Options(walker, leaves)
-    return (Words(walker, literals), CountedStrings(walker, leaves), NamedKeys(walker, past), leaves, strings, KeyWalk(walker, past),
-            Opening(walker, strings, options), literals, options)
+    return (Words(walker, literals), CountedStrings(walker, leaves), NamedKeys(walker, past), leaves, strings,
+            KeyWalk(walker, past), Opening(walker, strings, options), literals, options)
 
 
 def prepare_json_tables(trie: VocabTrie) -> None:

@@ -30,13 +30,11 @@ So T's mask is U's mask less a comparison of per-token counts. U's mask is cache
 read off its leaf tables; a pattern's is the mask of ``X "Σ*``, walked once per pattern state in a
 shadow automaton of this index (never in the index's own; its states know nothing of R, so every
 string of the pattern shares them), less the tokens past the closing quote whose rest R refuses
-(`brzozowski.json.masks.past.PastTheQuote`). A term whose X holds an intersection, a complement or a leaf over a term has no
-completion bound; it, and a string before its lower bound, is walked.
+(`brzozowski.json.masks.past.PastTheQuote`). A term whose X holds an intersection, a complement
+or a leaf over a term has no completion bound; it, and a string before its lower bound, is walked.
 """
 
 from __future__ import annotations
-
-from operator import attrgetter
 
 import numpy as np
 
@@ -46,10 +44,10 @@ from ...core.derivatives import derivative_of_string
 from ...core.alphabet import ALL_BYTES
 from ...core.terms import EPSILON, K_CONCAT, K_INTER, K_LEAF, Term, byte, byte_set, concat, inter, star
 from ...errors import StateBudgetError
-from ...masks.cache import BoundedCache
+from ...masks.cache import BY_NBYTES, BoundedCache
 from ...masks.index import WALK
 from ...masks.moves import live_term
-from ...masks.tokenset import Form, TokenSet, unpacked
+from ...masks.tokenset import Form, TokenSet
 from ...masks.walk import Walker
 from ...automata.codes import TransitionTable
 from ..string_masks import (CharsToEnd, chars_to_end, codes_from, recognize_counted, rest_of_character,
@@ -59,15 +57,14 @@ from .leaves import Leaves
 
 __all__ = ["CountedStrings"]
 
-_NBYTES = attrgetter("nbytes")
 _QUOTE = byte(0x22)
 _ANYTHING = star(byte_set(ALL_BYTES))
 _BODY = string_automaton().body
 
 
 class CountedStrings:
-    """The inside of a string bounded by a length and a pattern, past its lower bound (see the
-    module docstring): its uncounted twin's mask, filtered by per-token character counts."""
+    """The inside of a string bounded by a length and a pattern or a format, past its lower bound
+    (see the module docstring): its uncounted twin's mask, filtered by per-token character counts."""
 
     name = "counted strings"
 
@@ -75,7 +72,7 @@ class CountedStrings:
         self.walker, self.leaves = walker, leaves
         tuning = walker.tuning
         self.recognized = BoundedCache(tuning.index_memo_entries)  # term -> `counted` (or None)
-        self.twin_masks = BoundedCache(tuning.counted_masks_bytes, _NBYTES)  # twin -> bool mask
+        self.twin_masks = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # twin -> bool mask
         self.shadow: Walker | None = None  # walks over the twins' own automaton
         self.patterns: TransitionTable | None = None  # the pattern sides' own automaton
 
@@ -225,7 +222,6 @@ class CountedStrings:
         if found is None:
             found = self._shadow_mask(anything_after)
             if found is not None:
-                found.setflags(write=False)
                 self.twin_masks.put(anything_after, found)
         return found
 
@@ -235,12 +231,8 @@ class CountedStrings:
         return None if walked is None else self._as_mask(walked)
 
     def _as_mask(self, walked: TokenSet) -> np.ndarray:
-        size = self.walker.trie.vocab_size
-        if walked.array is None:
-            mask = np.zeros(size, dtype=bool)
-            mask[walked.ids] = True
-            return mask
-        return walked.array if walked.array.dtype == bool else unpacked(walked.array, size).copy()
+        """A walk's or a strategy's tokens as a read-only bool mask (no EOS: the index sets it)."""
+        return walked.finish(Form.BOOL, self.walker.trie.vocab_size, None, False, self.walker.tuning)
 
     def _shadow_walk(self, twin: Term) -> TokenSet | None:
         """The twin's tokens by a walk over the shadow automaton (None: over its state budget)."""

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...core.terms import Term
-from ...masks.cache import BoundedCache
+from ...masks.cache import BY_NBYTES, BoundedCache
 from ...masks.tokenset import Form, packed_ids
 from ..string_masks import StringTables, kept_in_cache, quote_suffixes
 
@@ -66,8 +66,5 @@ class PastTheQuote:
             return mask
 
         return kept_in_cache(self.walker.trie, "past-the-quote", self.walker.tuning.past_masks_bytes,
-                             (which, rests_key, allowed_key, form is Form.PACKED), build, _nbytes)
+                             (which, rests_key, allowed_key, form is Form.PACKED), build, BY_NBYTES)
 
-
-def _nbytes(mask: np.ndarray) -> int:
-    return mask.nbytes
