@@ -68,6 +68,8 @@ def _walk_and_compare(schema: dict, vocab: Vocabulary, seed: int, steps: int, tu
 
 SCHEMAS = [
     {"type": "string", "pattern": r"^(?:\S+\s+){0,4}\S+$", "maxLength": 30},
+    {"type": "string", "pattern": r"^(?:\S+\s+){0,6}\S+$", "minLength": 2, "maxLength": 24},
+    {"type": "string", "pattern": "^(?:a{0,3}c|a*bbbbbbc)$", "maxLength": 12},  # (loose needs fewer to end)
     {"type": "string", "pattern": "^[a-c0 ]+$", "maxLength": 40},
     {"type": "string", "pattern": "^[a-c0 ]+$", "minLength": 3, "maxLength": 12},
     {"type": "string", "pattern": "b", "maxLength": 35},
@@ -79,11 +81,14 @@ SCHEMAS = [
 ]
 
 
-@pytest.mark.parametrize("checked_tokens,exact_tokens", [(0, 0), (10_000, 0), (10_000, 64), (10_000, 10_000)])
+@pytest.mark.parametrize("checked_tokens,exact_tokens,repeat_cap",
+                         [(0, 0, 8), (10_000, 0, 1), (10_000, 64, 0), (10_000, 10_000, 2), (0, 64, 1)])
 @pytest.mark.parametrize("schema", SCHEMAS, ids=lambda s: json.dumps(s)[:60])
-def test_counted_masks_equal_the_walk(schema, checked_tokens, exact_tokens):
+def test_counted_masks_equal_the_walk(schema, checked_tokens, exact_tokens, repeat_cap):
+    """(A cap below the pattern's counts reads its masks off its sandwich.)"""
     vocab = _vocabulary(POOL)
-    tuning = Tuning(counted_checked_tokens=checked_tokens, counted_exact_tokens=exact_tokens)
+    tuning = Tuning(counted_checked_tokens=checked_tokens, counted_exact_tokens=exact_tokens,
+                    counted_repeat_cap=repeat_cap)
     served = sum(_walk_and_compare(schema, vocab, seed, 40, tuning) for seed in range(6))
     if checked_tokens and exact_tokens and schema.get("format") != "date-time":  # (date-time: its bound implied by the format)
         assert served > 0
@@ -102,7 +107,8 @@ def test_counted_masks_equal_the_walk_for_random_patterns(pattern, lengths, pick
         compile_json_schema(schema)
     except ValueError:
         return  # (a pattern whose strings no bound allows)
-    tuning = Tuning(counted_checked_tokens=seed % 2 * 100, counted_exact_tokens=seed % 3 * 8)
+    tuning = Tuning(counted_checked_tokens=seed % 2 * 100, counted_exact_tokens=seed % 3 * 8,
+                    counted_repeat_cap=seed % 4)
     _walk_and_compare(schema, _vocabulary(tokens), seed, 30, tuning)
 
 

@@ -83,8 +83,10 @@ class Tuning:
     """Per vocabulary: how many (string state, character bound) bitmasks are kept (schemas repeat a few maxLength values)."""
     counted_masks_bytes: int = 8 * 1024 * 1024
     """Per index: the memory of the masks of counted strings' uncounted twins (one per state of the pattern side, which recurs at every count): as the past-the-quote masks' budget."""
+    counted_repeat_cap: int = 2
+    """A counted string's pattern forgets its repeat counts over this many in the sandwich its masks are read from (`brzozowski.automata.sandwich`): a token seldom reads more repetitions of a word than this."""
     counted_checked_tokens: int = 128
-    """A counted string's tokens within the pattern's completion bound of its length bound are read one by one on the pattern's derivatives while at most this many (else in one pass of the pattern's automaton over the trie, which costs as much as a few hundred)."""
+    """A counted string's tokens within the pattern's completion bound of its length bound, and the tokens between a pattern's sandwich sides, are read one by one on the pattern's derivatives while at most this many (else in one pass of the pattern's automaton over the trie, or a walk, which costs as much as a few hundred)."""
     counted_exact_tokens: int = 64
     """... and those of them that end inside a character, on the state's own derivatives, while at most this many (each makes new terms)."""
     leaf_table_bytes: int = 32 * 1024 * 1024

@@ -29,8 +29,10 @@ string's lower bound met (``C{0,h}``):
 So T's mask is U's mask less a comparison of per-token counts. U's mask is cached: a format's is
 read off its leaf tables; a pattern's is the mask of ``X "Σ*``, walked once per pattern state in a
 shadow automaton of this index (never in the index's own; its states know nothing of R, so every
-string of the pattern shares them), less the tokens past the closing quote whose rest R refuses
-(`brzozowski.json.masks.past.PastTheQuote`). A term whose X holds an intersection, a complement
+string of the pattern shares them) or, for a pattern that counts (``(\\S+\\s+){0,49}\\S+`` is a new
+state at every word), read off its sandwich (`brzozowski.automata.sandwich`: the tight side's
+tokens, and the few between the sides checked on X's derivatives), less the tokens past the
+closing quote whose rest R refuses (`brzozowski.json.masks.past.PastTheQuote`). A term whose X holds an intersection, a complement
 or a leaf over a term has no completion bound; it, and a string before its lower bound, is walked.
 """
 
@@ -40,9 +42,10 @@ import numpy as np
 
 from ...automata.fewest import completion_bound, fewest_repeats, fewest_repeats_after
 from ...automata.lazy import LazyDFA
+from ...automata.sandwich import repeat_sandwich
 from ...core.derivatives import derivative_of_string
 from ...core.alphabet import ALL_BYTES
-from ...core.terms import EPSILON, K_CONCAT, K_INTER, K_LEAF, Term, byte, byte_set, concat, inter, star
+from ...core.terms import EMPTY, EPSILON, K_CONCAT, K_INTER, K_LEAF, Term, byte, byte_set, concat, inter, star
 from ...errors import StateBudgetError
 from ...masks.cache import BY_NBYTES, BoundedCache
 from ...masks.index import WALK
@@ -73,6 +76,8 @@ class CountedStrings:
         tuning = walker.tuning
         self.recognized = BoundedCache(tuning.index_memo_entries)  # term -> `counted` (or None)
         self.twin_masks = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # twin -> bool mask
+        self.walked_masks = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # X "Σ* walked -> bool mask
+        self.wide_sandwiches = BoundedCache(tuning.index_memo_entries)  # (tight, loose) -> True: too many between
         self.shadow: Walker | None = None  # walks over the twins' own automaton
         self.patterns: TransitionTable | None = None  # the pattern sides' own automaton
 
@@ -105,27 +110,22 @@ class CountedStrings:
         after each such token: its derivatives one by one while the tokens are few, else one pass
         of the pattern automaton over the trie. A token whose count the search does not find is
         read on the state's own derivatives while they are few; else `WALK`."""
-        tuning = self.walker.tuning
+        tuning, tokens = self.walker.tuning, self.walker.trie.tokens
         mask = base & (counts.chars <= most)
         unsure = np.flatnonzero(mask & inside & (counts.chars > most - bound))
         if len(unsure) <= tuning.counted_checked_tokens:
-            tokens = self.walker.trie.tokens
-            pairs = [(derivative_of_string(pattern, tokens[t]), r) for t, r in
-                     zip(unsure.tolist(), counts.ends[unsure].tolist())]
-            keys = range(len(pairs))
+            fewest = np.array([self._fewest(derivative_of_string(pattern, tokens[t]), end, ending) for t, end in
+                               zip(unsure.tolist(), counts.ends[unsure].tolist())], dtype=np.int32).reshape(-1)
         else:
-            found = self._pattern_states(pattern, unsure, counts.ends[unsure])
-            if found is None:
+            fewest = self._fewest_after(pattern, unsure, counts.ends[unsure], ending)
+            if fewest is None:
                 return WALK
-            pairs, keys = found
-        fewest = np.array([self._fewest(x, r, ending) for x, r in pairs], dtype=np.int32)[keys]
         known = fewest >= 0
         mask[unsure[known]] = counts.chars[unsure[known]] + fewest[known] <= most
         slow = unsure[~known]
         if len(slow) > tuning.counted_exact_tokens:
             return WALK
         max_states = self.walker.automaton.max_states
-        tokens = self.walker.trie.tokens
         for t in slow.tolist():
             mask[t] = live_term(derivative_of_string(term, tokens[t]), max_states)
         return TokenSet(array=mask)
@@ -133,6 +133,8 @@ class CountedStrings:
     @staticmethod
     def _fewest(x: Term, r: int, ending: Term) -> int:
         """The fewest characters `x` begins before it can end, S in state r (-1: not found)."""
+        if x is EMPTY:
+            return -1
         if r == _BODY:
             found = fewest_repeats(x, ANY_CHAR, ending)
         else:
@@ -140,11 +142,11 @@ class CountedStrings:
             found = None if rest is None else fewest_repeats_after(x, rest, ANY_CHAR, ending)
         return -1 if found is None else found
 
-    def _pattern_states(self, pattern: Term, tokens: np.ndarray,
-                        ends: np.ndarray) -> tuple[list[tuple[Term, int]], np.ndarray] | None:
-        """The distinct (pattern state, S-state) pairs `tokens` end in, from one pass over the trie of
-        the pattern automaton (a shadow `LazyDFA` over the pattern sides met), and each token's
-        index among them; None past that automaton's state budget."""
+    def _fewest_after(self, pattern: Term, tokens: np.ndarray, ends: np.ndarray, ending: Term) -> np.ndarray | None:
+        """Per token of `tokens` (S in state ``ends[i]`` after it): the fewest characters the pattern
+        begins after it before it can end (-1: it refuses the token, or the search does not find
+        one), the pattern's state after each read from one pass of the pattern automaton (a
+        shadow `LazyDFA` over the patterns met) over the trie; None past its state budget."""
         try:
             if self.patterns is None:
                 automaton = self.walker.automaton
@@ -156,10 +158,13 @@ class CountedStrings:
             codes = codes_from(trie, self.patterns, state, tuning=self.walker.tuning)
         except StateBudgetError:
             return None
-        states = (codes.take(trie.token_node[tokens]) >> self.patterns.shift) - 1
-        pairs, keys = np.unique(states.astype(np.int64) << 16 | ends, return_inverse=True)
+        states = codes.take(trie.token_node[tokens]) >> self.patterns.shift  # (state + 1; 0: refused)
+        width = int(ends.max(initial=0)) + 1
+        pairs, keys = _distinct(states.astype(np.int64) * width + ends)
         term = self.patterns.automaton.term
-        return [(term(int(p >> 16)), int(p & 0xFFFF)) for p in pairs], keys
+        fewest = [self._fewest(term(int(p) // width - 1) if p >= width else EMPTY, int(p) % width, ending)
+                  for p in pairs.tolist()]
+        return np.array(fewest, dtype=np.int32)[keys]
 
     def counted(self, term: Term) -> tuple[Term, Term, Term, Term, int, int, int] | None:
         """(the twin U, X, what ends X's strings (ε, or the closing quote when X holds it), R (what
@@ -216,14 +221,40 @@ class CountedStrings:
         return self.twin_masks.put(twin, mask)
 
     def _pattern_mask(self, pattern: Term) -> np.ndarray | None:
-        """The tokens ``X "Σ*`` allows (cached per X), or None past the shadow's state budget."""
+        """The tokens ``X "Σ*`` allows, or None past the shadow's state budget: from X's sandwich
+        while few tokens lie between its sides (`_sandwiched`), else walked. The masks walked are
+        cached apart from those read off a sandwich: a walk costs far more, and a pattern that
+        counts its words meets a new state at every word."""
         anything_after = concat(pattern, _QUOTE, _ANYTHING)
-        found = self.twin_masks.get(anything_after)
-        if found is None:
-            found = self._shadow_mask(anything_after)
+        sides = repeat_sandwich(pattern, self.walker.tuning.counted_repeat_cap)
+        if sides is not None and self.wide_sandwiches.get(sides) is None:
+            found = _kept(self.twin_masks, anything_after, lambda: self._sandwiched(sides, anything_after))
             if found is not None:
-                self.twin_masks.put(anything_after, found)
-        return found
+                return found
+        return self._walked_mask(anything_after)
+
+    def _sandwiched(self, sides: tuple[Term, Term], anything_after: Term) -> np.ndarray | None:
+        """The tokens ``X "Σ*`` allows, from X's `repeat_sandwich` (tight ⊆ X ⊆ loose, both
+        forgetting the counts over `Tuning.counted_repeat_cap`, so that the states of a pattern
+        that counts its words share them): the tokens the tight side allows, and those between
+        the sides that X's own derivatives allow; None past the shadow's state budget, or if more
+        than `Tuning.counted_checked_tokens` tokens lie between the sides (then remembered, and
+        never tried again for those sides)."""
+        tight, loose = (self._walked_mask(concat(side, _QUOTE, _ANYTHING)) for side in sides)
+        if tight is None or loose is None:
+            return None
+        between = np.flatnonzero(loose & ~tight)
+        if len(between) > self.walker.tuning.counted_checked_tokens:
+            self.wide_sandwiches.put(sides, True)
+            return None
+        mask, tokens, max_states = tight.copy(), self.walker.trie.tokens, self.walker.automaton.max_states
+        for t in between.tolist():
+            mask[t] = live_term(derivative_of_string(anything_after, tokens[t]), max_states)
+        return mask
+
+    def _walked_mask(self, anything_after: Term) -> np.ndarray | None:
+        """The tokens ``X "Σ*`` allows, walked (cached apart: see `_pattern_mask`)."""
+        return _kept(self.walked_masks, anything_after, lambda: self._shadow_mask(anything_after))
 
     def _shadow_mask(self, term: Term) -> np.ndarray | None:
         """The tokens `term` allows, walked in the shadow automaton (None: over its state budget)."""
@@ -247,3 +278,26 @@ class CountedStrings:
         except StateBudgetError:
             return None
 
+
+def _kept(cache: BoundedCache, key: Term, compute) -> np.ndarray | None:
+    """`cache`'s mask for `key`, else `compute()`'s (None: over a state budget, not kept), read-only."""
+    found = cache.get(key)
+    if found is None:
+        found = compute()
+        if found is not None:
+            found.setflags(write=False)
+            cache.put(key, found)
+    return found
+
+
+def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` for non-negative keys; when their range is at most
+    a few times their number, by marking a table of the range (no sort)."""
+    if not len(keys) or int(keys.max()) >= 4 * len(keys) + 4096:
+        return np.unique(keys, return_inverse=True)
+    seen = np.zeros(int(keys.max()) + 1, dtype=bool)
+    seen[keys] = True
+    distinct = np.flatnonzero(seen)
+    place = np.zeros(len(seen), dtype=np.intp)
+    place[distinct] = np.arange(len(distinct))
+    return distinct, place[keys]

@@ -1,0 +1,55 @@
+"""The sandwich of a term that counts (`brzozowski.automata.sandwich`): tight ⊆ X ⊆ loose, both
+forgetting the counts over the cap, against Python's ``re`` on the rewritten pattern and on random
+strings; and what the counted strings read off it, the masks of a pattern that counts its words,
+against the plain walk (`tests/test_counted_masks.py` runs the same masks under other tunings)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brzozowski.automata.sandwich import repeat_sandwich
+from brzozowski.core.derivatives import matches
+from brzozowski.core.syntax import parse
+from brzozowski.automata.lazy import is_empty
+from brzozowski.core.terms import compl, inter
+
+from .strategies import patterns, texts
+
+
+@pytest.mark.parametrize("pattern,cap,tight,loose", [
+    ("(?:ab){0,49}c", 2, "(?:ab){0,2}c", "(?:ab)*c"),
+    ("(?:ab){5,49}c", 2, "(?:ab){5}c", "(?:ab){5,}c"),
+    ("(?:a{0,9}b){1,3}", 3, "(?:a{0,3}b){1,3}", "(?:a*b){1,3}"),
+    ("x(?:(?:a|b){2,7}y)*", 4, "x(?:(?:a|b){2,4}y)*", "x(?:(?:a|b){2,}y)*"),
+])
+def test_the_sides_by_hand(pattern, cap, tight, loose):
+    assert repeat_sandwich(parse(pattern), cap) == (parse(tight), parse(loose))
+
+
+@pytest.mark.parametrize("pattern,cap", [("(?:ab){0,2}c", 2), ("a*b+c?", 0), ("(?:ab){0,9}", 9)])
+def test_no_count_over_the_cap_no_sandwich(pattern, cap):
+    assert repeat_sandwich(parse(pattern), cap) is None
+
+
+def test_a_complement_has_no_sandwich():
+    assert repeat_sandwich(compl(parse("(?:ab){0,49}")), 2) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(patterns, st.integers(0, 2), st.lists(texts, max_size=12))
+def test_tight_inside_the_term_inside_loose(pattern, cap, strings):
+    """Exactly (emptiness of the differences, on derivatives), and on random strings against ``re``."""
+    term = parse(pattern)
+    sides = repeat_sandwich(term, cap)
+    if sides is None:
+        return
+    tight, loose = sides
+    assert is_empty(inter(tight, compl(term))) and is_empty(inter(term, compl(loose))), (pattern, cap)
+    for text in strings:
+        inside = re.fullmatch(pattern.encode(), text) is not None
+        assert not matches(tight, text) or inside, (pattern, cap, text)
+        assert not inside or matches(loose, text), (pattern, cap, text)
