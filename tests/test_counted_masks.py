@@ -69,7 +69,8 @@ def _walk_and_compare(schema: dict, vocab: Vocabulary, seed: int, steps: int, tu
 SCHEMAS = [
     {"type": "string", "pattern": r"^(?:\S+\s+){0,4}\S+$", "maxLength": 30},
     {"type": "string", "pattern": r"^(?:\S+\s+){0,6}\S+$", "minLength": 2, "maxLength": 24},
-    {"type": "string", "pattern": "^(?:a{0,3}c|a*bbbbbbc)$", "maxLength": 12},  # (loose needs fewer to end)
+    # (a pattern whose loose side ends sooner than it does)
+    {"type": "string", "pattern": "^(?:a{0,3}c|a*bbbbbbc)$", "maxLength": 12},
     {"type": "string", "pattern": "^[a-c0 ]+$", "maxLength": 40},
     {"type": "string", "pattern": "^[a-c0 ]+$", "minLength": 3, "maxLength": 12},
     {"type": "string", "pattern": "b", "maxLength": 35},

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import weakref
 
-from ..core.terms import K_ALT, K_COMPL, K_CONCAT, K_INTER, K_LEAF, K_REPEAT, K_STAR, Term, alt, concat, inter, repeat, star
+from ..core.terms import (K_ALT, K_COMPL, K_CONCAT, K_INTER, K_LEAF, K_REPEAT, K_STAR, Term, alt, concat, inter,
+                          repeat, star)
 
 __all__ = ["repeat_sandwich"]
 

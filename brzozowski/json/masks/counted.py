@@ -32,8 +32,9 @@ shadow automaton of this index (never in the index's own; its states know nothin
 string of the pattern shares them) or, for a pattern that counts (``(\\S+\\s+){0,49}\\S+`` is a new
 state at every word), read off its sandwich (`brzozowski.automata.sandwich`: the tight side's
 tokens, and the few between the sides checked on X's derivatives), less the tokens past the
-closing quote whose rest R refuses (`brzozowski.json.masks.past.PastTheQuote`). A term whose X holds an intersection, a complement
-or a leaf over a term has no completion bound; it, and a string before its lower bound, is walked.
+closing quote whose rest R refuses (`brzozowski.json.masks.past.PastTheQuote`). A term whose X
+holds an intersection, a complement or a leaf over a term has no completion bound; it, and a
+string before its lower bound, is walked.
 """
 
 from __future__ import annotations
