@@ -30,7 +30,8 @@ from brzozowski.json.masks.words import plain_words as _plain_words
 from brzozowski.masks.index import TokenIndex
 from brzozowski.masks.tuning import Tuning
 from brzozowski.core.terms import EMPTY as EMPTY_TERM
-from brzozowski.vocab.vocabulary import VocabTrie, Vocabulary, class_trie, merged_classes, vocab_trie
+from brzozowski.vocab.vocabulary import (VocabTrie, Vocabulary, class_trie, distinct, merged_classes, stable_order,
+                                         vocab_trie)
 
 from .corpus import HAND, HAND_EOS, HAND_MASKS, HAND_STATE_TEXT, HAND_VOCAB, REAL_PATTERNS
 from .strategies import ALPHABET, patterns
@@ -540,6 +541,19 @@ def test_concurrent_use_of_a_lazy_automaton(cl100k, which):
             state = eager.next_state(state, token)
             assert state != DEAD
     assert (shared.cache_info()["string_masks"] > 0) == (which == "schema")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 2**32 - 1), max_size=300), st.integers(1, 2**32))
+def test_distinct_and_stable_order_are_numpys(values, top):
+    """`distinct` (a table of the range, or two radix passes) and `stable_order`, what the class
+    trie and the counted strings group nodes and states by, against ``np.unique`` and a stable
+    argsort."""
+    keys = np.array([v % top for v in values], dtype=np.int64)
+    found, inverse = distinct(keys)
+    expected, expected_inverse = np.unique(keys, return_inverse=True)
+    assert np.array_equal(found, expected) and np.array_equal(inverse, expected_inverse.reshape(-1))
+    assert np.array_equal(stable_order(keys), np.argsort(keys, kind="stable"))
 
 
 @settings(max_examples=40, deadline=None)

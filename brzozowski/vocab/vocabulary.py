@@ -43,8 +43,8 @@ from ..budget import DEFAULT_LIMITS, outside_deadline
 from ..errors import InputLimitError, VocabularyError
 
 __all__ = [
-    "TokenTrie", "VocabTrie", "Vocabulary", "checked_token_bytes", "class_trie", "merged_classes",
-    "register_preparer", "shared_class_trie", "token_trie", "vocab_trie",
+    "TokenTrie", "VocabTrie", "Vocabulary", "checked_token_bytes", "class_trie", "distinct", "merged_classes",
+    "register_preparer", "shared_class_trie", "stable_order", "token_trie", "vocab_trie",
 ]
 
 _SHARED_TRIES = 4  # how many vocabulary tries `vocab_trie` keeps for reuse
@@ -126,7 +126,7 @@ class TokenTrie:
         self.child_lo = np.cumsum(self.child_count) - self.child_count + 1
         self.token_node = token_node.astype(np.intp)
         real = np.flatnonzero(self.token_node < n)
-        order = np.argsort(self.token_node[real], kind="stable")
+        order = stable_order(self.token_node[real])
         self.token_ids = real[order]  # tokens sorted by node (then id)
         counts = np.bincount(self.token_node[real], minlength=n + 1)
         self.token_lo = np.concatenate(([0], np.cumsum(counts)))
@@ -324,21 +324,48 @@ def merged_classes(trie: TokenTrie, class_of_byte: np.ndarray,
         above_lo = level_start[-2]
         key = (merged[trie.parent[nodes]] - above_lo) * n_classes
         key += class_of_byte[trie.byte[nodes]]
-        space = (level_start[-1] - above_lo) * n_classes
-        if space <= 8 * len(key) + 65536:  # number the distinct keys by marking, not sorting
-            seen = np.zeros(space, dtype=bool)
-            seen[key] = True
-            distinct = np.flatnonzero(seen)
-            inverse = (np.cumsum(seen) - 1)[key]
-        else:
-            distinct, inverse = np.unique(key, return_inverse=True)
-        merged[nodes] = level_start[-1] + inverse.reshape(-1)
-        parents.append(above_lo + distinct // n_classes)
-        labels.append(lowest[distinct % n_classes])
-        level_start.append(level_start[-1] + len(distinct))
+        values, inverse = distinct(key)
+        merged[nodes] = level_start[-1] + inverse
+        parents.append(above_lo + values // n_classes)
+        labels.append(lowest[values % n_classes])
+        level_start.append(level_start[-1] + len(values))
     merged[merged < 0] = level_start[-1]  # the sentinel: for the left-out nodes and trie's own
     return TokenTrie(trie.vocab_size, level_start, np.concatenate(parents),
                      np.concatenate(labels), merged[trie.token_node]), merged
+
+
+def stable_order(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` for integer keys in ``0 .. 2**32 - 1``, in two stable
+    passes over 16-bit halves (numpy sorts 16-bit keys by radix: linear, where a 64-bit stable sort
+    is a merge sort)."""
+    keys = keys.astype(np.uint32)
+    order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    return order[np.argsort((keys[order] >> 16).astype(np.uint16), kind="stable")]
+
+
+def distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` for integer keys in ``0 .. 2**32 - 1`` (the inverse
+    flat): by marking a table of the range when it is at most a few times the keys' number, else
+    by `stable_order`; neither sorts by comparison (wider keys: `np.unique`)."""
+    if not len(keys):
+        return keys[:0].astype(np.int64), np.zeros(0, dtype=np.intp)
+    top = int(keys.max()) + 1
+    if top > 1 << 32:
+        values, inverse = np.unique(keys, return_inverse=True)
+        return values, inverse.reshape(-1)
+    if top <= 2 * len(keys) + 65536:
+        seen = np.zeros(top, dtype=bool)
+        seen[keys] = True
+        values = np.flatnonzero(seen)
+        return values, (np.cumsum(seen, dtype=np.int32) - 1)[keys].astype(np.intp)
+    order = stable_order(keys)
+    ordered = keys[order].astype(np.int64)
+    first = np.empty(len(ordered), dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    inverse = np.empty(len(ordered), dtype=np.intp)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
 
 
 def _validated(vocab: Sequence[bytes | None]) -> list[bytes | None]:

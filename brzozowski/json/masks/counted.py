@@ -53,6 +53,7 @@ from ...masks.index import WALK
 from ...masks.moves import live_term
 from ...masks.tokenset import Form, TokenSet
 from ...masks.walk import Walker
+from ...vocab.vocabulary import distinct
 from ...automata.codes import TransitionTable
 from ..string_masks import (CharsToEnd, chars_to_end, codes_from, recognize_counted, rest_of_character,
                             string_automaton, string_tables)
@@ -161,7 +162,7 @@ class CountedStrings:
             return None
         states = codes.take(trie.token_node[tokens]) >> self.patterns.shift  # (state + 1; 0: refused)
         width = int(ends.max(initial=0)) + 1
-        pairs, keys = _distinct(states.astype(np.int64) * width + ends)
+        pairs, keys = distinct(states.astype(np.int64) * width + ends)
         term = self.patterns.automaton.term
         fewest = [self._fewest(term(int(p) // width - 1) if p >= width else EMPTY, int(p) % width, ending)
                   for p in pairs.tolist()]
@@ -289,16 +290,3 @@ def _kept(cache: BoundedCache, key: Term, compute) -> np.ndarray | None:
             found.setflags(write=False)
             cache.put(key, found)
     return found
-
-
-def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(keys, return_inverse=True)`` for non-negative keys; when their range is at most
-    a few times their number, by marking a table of the range (no sort)."""
-    if not len(keys) or int(keys.max()) >= 4 * len(keys) + 4096:
-        return np.unique(keys, return_inverse=True)
-    seen = np.zeros(int(keys.max()) + 1, dtype=bool)
-    seen[keys] = True
-    distinct = np.flatnonzero(seen)
-    place = np.zeros(len(seen), dtype=np.intp)
-    place[distinct] = np.arange(len(distinct))
-    return distinct, place[keys]
