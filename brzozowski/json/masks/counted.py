@@ -22,8 +22,9 @@ string's lower bound met (``C{0,h}``):
 - t that stays inside, ``h - B < c_t <= h``, allowed by U: allowed iff ``c_t + n <= h`` for n the
   fewest characters X needs after t to end (`fewest_repeats`; a character t leaves begun is
   finished first, `fewest_repeats_after`), X's state after t read on its derivatives or, for many
-  tokens, in one pass of X's own automaton over the trie. A token whose n the search does not find
-  is read on T's own derivatives, while few (`Tuning.counted_exact_tokens`; else the state is
+  tokens, in one pass of X's own automaton over the trie (kept per X: a string near its bound
+  meets the same X at every count). A token whose n the search does not find is read on T's own
+  derivatives, while few (`Tuning.counted_exact_tokens`; else the state is
   walked).
 
 So T's mask is U's mask less a comparison of per-token counts. U's mask is cached: a format's is
@@ -79,6 +80,7 @@ class CountedStrings:
         self.recognized = BoundedCache(tuning.index_memo_entries)  # term -> `counted` (or None)
         self.twin_masks = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # twin -> bool mask
         self.walked_masks = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # X "Σ* walked -> bool mask
+        self.states_after = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # X -> int32 per token
         self.wide_sandwiches = BoundedCache(tuning.index_memo_entries)  # (tight, loose) -> True: too many between
         self.shadow: Walker | None = None  # walks over the twins' own automaton
         self.patterns: TransitionTable | None = None  # the pattern sides' own automaton
@@ -147,8 +149,27 @@ class CountedStrings:
     def _fewest_after(self, pattern: Term, tokens: np.ndarray, ends: np.ndarray, ending: Term) -> np.ndarray | None:
         """Per token of `tokens` (S in state ``ends[i]`` after it): the fewest characters the pattern
         begins after it before it can end (-1: it refuses the token, or the search does not find
-        one), the pattern's state after each read from one pass of the pattern automaton (a
-        shadow `LazyDFA` over the patterns met) over the trie; None past its state budget."""
+        one), from the pattern's state after each token (`_states_after`); None past the pattern
+        automaton's state budget."""
+        after = self._states_after(pattern)
+        if after is None:
+            return None
+        width = int(ends.max(initial=0)) + 1
+        pairs, keys = distinct(after[tokens].astype(np.int64) * width + ends)
+        term = self.patterns.automaton.term
+        fewest = [self._fewest(term(int(p) // width - 1) if p >= width else EMPTY, int(p) % width, ending)
+                  for p in pairs.tolist()]
+        return np.array(fewest, dtype=np.int32)[keys]
+
+    def _states_after(self, pattern: Term) -> np.ndarray | None:
+        """Per token of the vocabulary: 1 + the pattern automaton's state after it, from the state
+        of `pattern` (0: the pattern refuses it), read in one pass of that automaton (a shadow
+        `LazyDFA` over the patterns met) over the trie and kept per pattern: the steps of one
+        string near its bound meet the same pattern state at every count. None past the
+        automaton's state budget."""
+        found = self.states_after.get(pattern)
+        if found is not None:
+            return found
         try:
             if self.patterns is None:
                 automaton = self.walker.automaton
@@ -160,13 +181,9 @@ class CountedStrings:
             codes = codes_from(trie, self.patterns, state, tuning=self.walker.tuning)
         except StateBudgetError:
             return None
-        states = codes.take(trie.token_node[tokens]) >> self.patterns.shift  # (state + 1; 0: refused)
-        width = int(ends.max(initial=0)) + 1
-        pairs, keys = distinct(states.astype(np.int64) * width + ends)
-        term = self.patterns.automaton.term
-        fewest = [self._fewest(term(int(p) // width - 1) if p >= width else EMPTY, int(p) % width, ending)
-                  for p in pairs.tolist()]
-        return np.array(fewest, dtype=np.int32)[keys]
+        found = (codes.take(trie.token_node) >> self.patterns.shift).astype(np.int32)
+        found.setflags(write=False)
+        return self.states_after.put(pattern, found)
 
     def counted(self, term: Term) -> tuple[Term, Term, Term, Term, int, int, int] | None:
         """(the twin U, X, what ends X's strings (ε, or the closing quote when X holds it), R (what
