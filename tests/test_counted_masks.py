@@ -69,6 +69,8 @@ def _walk_and_compare(schema: dict, vocab: Vocabulary, seed: int, steps: int, tu
 SCHEMAS = [
     {"type": "string", "pattern": r"^(?:\S+\s+){0,4}\S+$", "maxLength": 30},
     {"type": "string", "pattern": r"^(?:\S+\s+){0,6}\S+$", "minLength": 2, "maxLength": 24},
+    {"type": "string", "pattern": "^[ab ]*[.][a-c0 ]{0,6}$", "maxLength": 12},  # (the pattern's count the lesser)
+    {"type": "string", "pattern": "^[a-c0 .]{0,12}$", "maxLength": 7},  # (the length bound the lesser)
     # (a pattern whose loose side ends sooner than it does)
     {"type": "string", "pattern": "^(?:a{0,3}c|a*bbbbbbc)$", "maxLength": 12},
     {"type": "string", "pattern": "^[a-c0 ]+$", "maxLength": 40},
@@ -93,6 +95,26 @@ def test_counted_masks_equal_the_walk(schema, checked_tokens, exact_tokens, repe
     served = sum(_walk_and_compare(schema, vocab, seed, 40, tuning) for seed in range(6))
     if checked_tokens and exact_tokens and schema.get("format") != "date-time":  # (date-time: its bound implied by the format)
         assert served > 0
+
+
+@pytest.mark.parametrize("schema,text", [
+    ({"type": "string", "pattern": "^[ab ]*[.][a-c0 ]{0,6}$", "maxLength": 12}, [b'"', b"a", b".", b"c", b"ab"]),
+    ({"type": "string", "pattern": "^[a-c0 .]{0,12}$", "maxLength": 7}, [b'"', b"ab", b"c0.", b"a"]),
+])
+def test_a_pattern_that_counts_one_class_takes_the_lesser_bound(schema, text):
+    """``C{0,k} & K`` is read as ``C* & K'`` with the lesser of the two counts: along a text where
+    each is the lesser, every mask equals the plain walk's (a token of more characters than the
+    pattern's count allows, below the length bound, must be refused)."""
+    vocab = _vocabulary(POOL)
+    automaton = compile_json_schema(schema)
+    index, plain = TokenIndex(automaton, vocab), TokenIndex(automaton, vocab)
+    plain.set_strategy(strings=False)
+    state = automaton.start
+    for token in text:
+        assert np.array_equal(index.mask(state), plain.mask(state)), (schema, token)
+        state = index.next_state(state, POOL.index(token))
+    assert np.array_equal(index.mask(state), plain.mask(state))
+    assert index.served["counted strings"] > 0
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

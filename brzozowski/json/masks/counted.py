@@ -40,14 +40,17 @@ string before its lower bound, is walked.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ...automata.fewest import completion_bound, fewest_repeats, fewest_repeats_after
-from ...automata.lazy import LazyDFA
+from ...automata.lazy import LazyDFA, is_empty
 from ...automata.sandwich import repeat_sandwich
 from ...core.derivatives import derivative_of_string
 from ...core.alphabet import ALL_BYTES
-from ...core.terms import EMPTY, EPSILON, K_CONCAT, K_INTER, K_LEAF, Term, byte, byte_set, concat, inter, star
+from ...core.terms import (EMPTY, EPSILON, K_CONCAT, K_INTER, K_LEAF, K_REPEAT, Term, byte, byte_set, compl, concat,
+                           inter, star)
 from ...errors import StateBudgetError
 from ...masks.cache import BY_NBYTES, BoundedCache
 from ...masks.index import WALK
@@ -190,7 +193,10 @@ class CountedStrings:
         follows the closing quote, when X does not hold it), the S-state r of the counted
         characters, h, B) if `term` is ``(X & K) R``
         or ``⟨(X & K)⟩ R`` (the atom of a format's intersection with the bounds, K then ends with the
-        closing quote) with K's lower bound met and X a term with a completion bound; else None."""
+        closing quote) with K's lower bound met and X a term with a completion bound; else None.
+        A pattern that counts characters of one class, ``C{0,k}`` (every string of C one
+        character), at a character's start is X = C* with h the lesser of h and k: the same
+        language, and one twin for every count of both."""
         head, outside = term.children if term.kind == K_CONCAT else (term, EPSILON)
         if head.kind == K_LEAF:
             head, after = head.table.term_of(head.lo), EPSILON
@@ -207,6 +213,8 @@ class CountedStrings:
             if fewest or most is None:
                 return None
             pattern = inter(*(x for j, x in enumerate(operands) if j != i))
+            if r == _BODY and pattern.kind == K_REPEAT and not pattern.lo and _one_character(pattern.children[0]):
+                pattern, most = star(pattern.children[0]), min(most, pattern.hi)  # (C{0,k} & K = C* & K')
             bound = completion_bound(pattern)
             if bound is None:
                 return None
@@ -306,4 +314,16 @@ def _kept(cache: BoundedCache, key: Term, compute) -> np.ndarray | None:
         if found is not None:
             found.setflags(write=False)
             cache.put(key, found)
+    return found
+
+
+_ONE_CHARACTER: weakref.WeakKeyDictionary[Term, bool] = weakref.WeakKeyDictionary()
+
+
+def _one_character(c: Term) -> bool:
+    """Whether every string of `c` is one JSON character, spelled in any way (``c ⊆ ANY_CHAR``);
+    memoized per term."""
+    found = _ONE_CHARACTER.get(c)
+    if found is None:
+        found = _ONE_CHARACTER[c] = is_empty(inter(c, compl(ANY_CHAR)))
     return found
