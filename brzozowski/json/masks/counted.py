@@ -27,6 +27,9 @@ string's lower bound met (``C{0,h}``):
   derivatives, while few (`Tuning.counted_exact_tokens`; else the state is
   walked).
 
+A pattern that counts characters of one class, ``C{0,k}``, is read as ``C*`` under the lesser of
+k and h (`CountedStrings.counted`): the same language, one twin for every count of both.
+
 So T's mask is U's mask less a comparison of per-token counts. U's mask is cached: a format's is
 read off its leaf tables; a pattern's is the mask of ``X "Σ*``, walked once per pattern state in a
 shadow automaton of this index (never in the index's own; its states know nothing of R, so every
