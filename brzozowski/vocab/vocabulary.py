@@ -76,7 +76,7 @@ def _levels(tokens: Sequence[bytes | None]) -> tuple[list[int], np.ndarray, np.n
     depth = int(lengths.max(initial=0))
 
     # Level by level, the node of each (nonempty) token's prefix of length d is the distinct
-    # (parent node, byte) pair: np.unique numbers them sorted by parent, then byte, so each
+    # (parent node, byte) pair: `distinct` numbers them sorted by parent, then byte, so each
     # parent's children are contiguous and the parents of a level are ascending.
     level_start = [0, 1]
     parents: list[np.ndarray] = [np.zeros(1, dtype=np.intp)]  # the root's parent: itself
@@ -88,13 +88,13 @@ def _levels(tokens: Sequence[bytes | None]) -> tuple[list[int], np.ndarray, np.n
         keep = lengths[active] >= d
         active, node = active[keep], node[keep]
         key = node * 256 + flat[offsets[active] + d - 1]
-        distinct, inverse = np.unique(key, return_inverse=True)
-        parents.append(distinct >> 8)
-        bytes_.append(distinct & 255)
-        node = level_start[-1] + inverse.reshape(-1)
+        values, inverse = distinct(key)
+        parents.append(values >> 8)
+        bytes_.append(values & 255)
+        node = level_start[-1] + inverse
         ending = lengths[active] == d
         end_node[active[ending]] = node[ending]
-        level_start.append(level_start[-1] + len(distinct))
+        level_start.append(level_start[-1] + len(values))
     token_node = np.full(len(tokens), level_start[-1], dtype=np.intp)
     token_node[ids] = end_node
     return level_start, np.concatenate(parents), np.concatenate(bytes_), token_node

@@ -125,7 +125,7 @@ class CountedStrings:
         unsure = np.flatnonzero(mask & inside & (counts.chars > most - bound))
         if len(unsure) <= tuning.counted_checked_tokens:
             fewest = np.array([self._fewest(derivative_of_string(pattern, tokens[t]), end, ending) for t, end in
-                               zip(unsure.tolist(), counts.ends[unsure].tolist())], dtype=np.int32).reshape(-1)
+                               zip(unsure.tolist(), counts.ends[unsure].tolist())], dtype=np.int32)
         else:
             fewest = self._fewest_after(pattern, unsure, counts.ends[unsure], ending)
             if fewest is None:
@@ -135,10 +135,14 @@ class CountedStrings:
         slow = unsure[~known]
         if len(slow) > tuning.counted_exact_tokens:
             return WALK
-        max_states = self.walker.automaton.max_states
-        for t in slow.tolist():
-            mask[t] = live_term(derivative_of_string(term, tokens[t]), max_states)
+        self._read_one_by_one(term, slow, mask)
         return TokenSet(array=mask)
+
+    def _read_one_by_one(self, term: Term, ids: np.ndarray, mask: np.ndarray) -> None:
+        """Set ``mask[t]`` for each token t of `ids`: whether `term`'s derivative by it leads anywhere."""
+        tokens, max_states = self.walker.trie.tokens, self.walker.automaton.max_states
+        for t in ids.tolist():
+            mask[t] = live_term(derivative_of_string(term, tokens[t]), max_states)
 
     @staticmethod
     def _fewest(x: Term, r: int, ending: Term) -> int:
@@ -277,9 +281,8 @@ class CountedStrings:
         if len(between) > self.walker.tuning.counted_checked_tokens:
             self.wide_sandwiches.put(sides, True)
             return None
-        mask, tokens, max_states = tight.copy(), self.walker.trie.tokens, self.walker.automaton.max_states
-        for t in between.tolist():
-            mask[t] = live_term(derivative_of_string(anything_after, tokens[t]), max_states)
+        mask = tight.copy()
+        self._read_one_by_one(anything_after, between, mask)
         return mask
 
     def _walked_mask(self, anything_after: Term) -> np.ndarray | None:
