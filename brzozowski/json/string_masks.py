@@ -507,47 +507,65 @@ def codes_from(trie: TokenTrie, trans: TransitionTable | ClassTable, r: int,
                labels: np.ndarray | None = None, tuning: Tuning = DEFAULT_TUNING) -> np.ndarray:
     """The code (`brzozowski.automata.codes`) of the state every node of the trie leads to from state r
     (+ the sentinel node: DEAD), level by level (rows filled as the levels meet their states):
-    a whole level at once while many of its parents live, else only the live parents' children.
-    `labels`: what each node adds to its parent's code (its byte, the default; its byte's class
-    for a `ClassTable`, whose deep levels, a few long tokens' nodes, are read in plain Python)."""
+    a whole level at once while many of its parents live, else only the live parents' children;
+    past the widest level, once at most ``python_tail_nodes`` nodes live, the rest (a few long
+    tokens' nodes, many levels deep) in plain Python. `labels`: what each node adds to its
+    parent's code (its byte, the default; its byte's class for a `ClassTable`)."""
     if labels is None:
         labels = trie.byte
     codes = np.zeros(trie.n_nodes + 1, dtype=np.int32)
     codes[0] = trans.code(r)
-    live = np.zeros(1, dtype=np.intp)  # the live nodes of the level above
+    above_lo, above_hi, n_live = 0, 1, 1  # the level above, and how many of its nodes live
+    live: np.ndarray | None = np.zeros(1, dtype=np.intp)  # its live nodes, when listed
     widest = 1  # the most live nodes of a level so far
     for lo, hi, _, _ in trie.level_views:
-        if len(live) <= tuning.python_tail_nodes < widest and isinstance(trans, ClassTable):
-            _codes_below(trie, trans.flat, labels, live, codes)  # the tail, past the wide levels
+        if live is None and (n_live <= tuning.python_tail_nodes < widest
+                             or tuning.dense_codes_fraction * n_live < hi - lo):
+            live = np.flatnonzero(codes[above_lo:above_hi]) + above_lo
+        if n_live <= tuning.python_tail_nodes < widest:
+            _codes_below(trie, trans, labels, live, codes)
             break
-        if tuning.dense_codes_fraction * len(live) >= hi - lo:
-            parent_codes = codes[trie.parent[lo:hi]]
-            codes[lo:hi] = trans.ensure(parent_codes).take(parent_codes + labels[lo:hi])
-            live = np.flatnonzero(codes[lo:hi]) + lo
+        if tuning.dense_codes_fraction * n_live >= hi - lo:
+            index = codes.take(trie.parent[lo:hi])
+            trans.ensure(index)
+            index += labels[lo:hi]
+            level = codes[lo:hi]
+            trans.flat.take(index, out=level, mode="clip")
+            n_live, live = int(np.count_nonzero(level)), None
         else:
             children, counts = trie.children_of(live)
             parent_codes = np.repeat(codes[live], counts)
             found = trans.ensure(parent_codes).take(parent_codes + labels[children])
             codes[children] = found
             live = children[found != 0]
-        widest = max(widest, len(live))
-        if not len(live):
+            n_live = len(live)
+        above_lo, above_hi = lo, hi
+        widest = max(widest, n_live)
+        if not n_live:
             break  # every node below is DEAD (0) already
     return codes
 
 
-def _codes_below(trie: TokenTrie, flat: np.ndarray, labels: np.ndarray, nodes: np.ndarray,
+def _codes_below(trie: TokenTrie, trans: TransitionTable | ClassTable, labels: np.ndarray, nodes: np.ndarray,
                  codes: np.ndarray) -> None:
-    """Fill `codes` below `nodes` (live, their codes set) from a complete flat table, node by node
-    in plain Python (memoryviews: indexing them gives Python ints)."""
+    """Fill `codes` below `nodes` (live, their codes set) node by node in plain Python
+    (memoryviews: indexing them gives Python ints), a row filled as its state is met."""
     _, child_lo, child_count = trie.python_view()
-    table, label, code_of = memoryview(flat), memoryview(labels), memoryview(codes)
+    label, code_of = memoryview(labels), memoryview(codes)
+    shift, have = trans.shift, getattr(trans, "have", None)  # (a `ClassTable` is complete)
+    table = memoryview(trans.flat)
     todo = nodes.tolist()
     while todo:
         node = todo.pop()
+        count = child_count[node]
+        if not count:
+            continue
         code = code_of[node]
+        if have is not None and (code >> shift >= len(have) or not have[code >> shift]):
+            trans.ensure(np.array([code], dtype=np.int32))
+            have, table = trans.have, memoryview(trans.flat)
         lo = child_lo[node]
-        for child in range(lo, lo + child_count[node]):
+        for child in range(lo, lo + count):
             found = code_of[child] = table[code + label[child]]
             if found:
                 todo.append(child)
