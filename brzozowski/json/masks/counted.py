@@ -31,19 +31,22 @@ A pattern that counts characters of one class, ``C{0,k}``, is read as ``C*`` und
 k and h (`CountedStrings.counted`): the same language, one twin for every count of both.
 
 So T's mask is U's mask less a comparison of per-token counts. U's mask is cached: a format's is
-read off its leaf tables; a pattern's is the mask of ``X "Σ*``, walked once per pattern state in a
-shadow automaton of this index (never in the index's own; its states know nothing of R, so every
-string of the pattern shares them) or, for a pattern that counts (``(\\S+\\s+){0,49}\\S+`` is a new
-state at every word), read off its sandwich (`brzozowski.automata.sandwich`: the tight side's
-tokens, and the few between the sides checked on X's derivatives), less the tokens past the
-closing quote whose rest R refuses (`brzozowski.json.masks.past.PastTheQuote`). A term whose X
-holds an intersection, a complement or a leaf over a term has no completion bound; it, and a
-string before its lower bound, is walked.
+read off its leaf tables; a pattern's is the mask of ``X "Σ*``, less the tokens past the closing
+quote whose rest R refuses (`brzozowski.json.masks.past.PastTheQuote`). ``X "Σ*`` needs no walk of
+its own: a token lives in it iff X lives after the token, or X accepts just before one of its
+quotes (anything may follow), so the pass of X's own automaton over the trie that gives X's state
+after every token gives this mask too (in a shadow automaton of the patterns met, never the
+index's own: its states know nothing of R, so every string of the pattern shares them). A pattern
+that counts (``(\\S+\\s+){0,49}\\S+`` is a new state at every word) reads it off its sandwich
+(`brzozowski.automata.sandwich`: the tight side's tokens, and the few between the sides checked
+on X's derivatives) instead. A term whose X holds an intersection, a complement or a leaf over a
+term has no completion bound; it, and a string before its lower bound, is walked.
 """
 
 from __future__ import annotations
 
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
@@ -62,8 +65,8 @@ from ...masks.tokenset import Form, TokenSet
 from ...masks.walk import Walker
 from ...vocab.vocabulary import distinct
 from ...automata.codes import TransitionTable
-from ..string_masks import (CharsToEnd, chars_to_end, codes_from, recognize_counted, rest_of_character,
-                            string_automaton, string_tables)
+from ..string_masks import (CharsToEnd, chars_to_end, codes_from, quote_suffixes, recognize_counted,
+                            rest_of_character, string_automaton, string_tables)
 from ..strings import ANY_CHAR
 from .leaves import Leaves
 
@@ -72,6 +75,20 @@ __all__ = ["CountedStrings"]
 _QUOTE = byte(0x22)
 _ANYTHING = star(byte_set(ALL_BYTES))
 _BODY = string_automaton().body
+
+
+class Walked(NamedTuple):
+    """One pass of a pattern X's automaton over the trie (`CountedStrings._walked`)."""
+
+    after: np.ndarray
+    """Per token: 1 + the state X reaches after it (0: X refuses it)."""
+    allowed: np.ndarray
+    """Per token: whether ``X "Σ*`` allows it."""
+
+    @property
+    def nbytes(self) -> int:
+        """The weight of a pass in `CountedStrings.walks`."""
+        return self.after.nbytes + self.allowed.nbytes
 
 
 class CountedStrings:
@@ -85,11 +102,10 @@ class CountedStrings:
         tuning = walker.tuning
         self.recognized = BoundedCache(tuning.index_memo_entries)  # term -> `counted` (or None)
         self.twin_masks = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # twin -> bool mask
-        self.walked_masks = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # X "Σ* walked -> bool mask
-        self.states_after = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # X -> int32 per token
+        self.walks = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # X -> Walked
         self.wide_sandwiches = BoundedCache(tuning.index_memo_entries)  # (tight, loose) -> True: too many between
         self.shadow: Walker | None = None  # walks over the twins' own automaton
-        self.patterns: TransitionTable | None = None  # the pattern sides' own automaton
+        self.patterns: TransitionTable | None = None  # the patterns' (and their sides') own automaton
 
     def try_mask(self, state: int, term: Term | None, form: Form) -> TokenSet | None:
         if term is None or self.walker.expansion != "auto":
@@ -159,25 +175,25 @@ class CountedStrings:
     def _fewest_after(self, pattern: Term, tokens: np.ndarray, ends: np.ndarray, ending: Term) -> np.ndarray | None:
         """Per token of `tokens` (S in state ``ends[i]`` after it): the fewest characters the pattern
         begins after it before it can end (-1: it refuses the token, or the search does not find
-        one), from the pattern's state after each token (`_states_after`); None past the pattern
+        one), from the pattern's state after each token (`_walked`); None past the pattern
         automaton's state budget."""
-        after = self._states_after(pattern)
-        if after is None:
+        walked = self._walked(pattern)
+        if walked is None:
             return None
         width = int(ends.max(initial=0)) + 1
-        pairs, keys = distinct(after[tokens].astype(np.int64) * width + ends)
+        pairs, keys = distinct(walked.after[tokens].astype(np.int64) * width + ends)
         term = self.patterns.automaton.term
         fewest = [self._fewest(term(int(p) // width - 1) if p >= width else EMPTY, int(p) % width, ending)
                   for p in pairs.tolist()]
         return np.array(fewest, dtype=np.int32)[keys]
 
-    def _states_after(self, pattern: Term) -> np.ndarray | None:
-        """Per token of the vocabulary: 1 + the pattern automaton's state after it, from the state
-        of `pattern` (0: the pattern refuses it), read in one pass of that automaton (a shadow
-        `LazyDFA` over the patterns met) over the trie and kept per pattern: the steps of one
-        string near its bound meet the same pattern state at every count. None past the
-        automaton's state budget."""
-        found = self.states_after.get(pattern)
+    def _walked(self, pattern: Term) -> Walked | None:
+        """One pass of the pattern automaton (a shadow `LazyDFA` over the patterns met) over the
+        trie from the state of `pattern`, kept per pattern (`Walked`); None past that automaton's
+        state budget. The tokens ``X "Σ*`` allows need no walk of their own: a token lives iff X
+        lives after it, or X accepts just before one of its quotes (then anything may follow;
+        `quote_suffixes` lists every quote of every token)."""
+        found = self.walks.get(pattern)
         if found is not None:
             return found
         try:
@@ -191,9 +207,16 @@ class CountedStrings:
             codes = codes_from(trie, self.patterns, state, tuning=self.walker.tuning)
         except StateBudgetError:
             return None
-        found = (codes.take(trie.token_node) >> self.patterns.shift).astype(np.int32)
-        found.setflags(write=False)
-        return self.states_after.put(pattern, found)
+        after = (codes.take(trie.token_node) >> self.patterns.shift).astype(np.int32)
+        quotes = quote_suffixes(trie)
+        before = codes.take(trie.parent.take(quotes.quote_node)) >> self.patterns.shift  # (1 + X's state)
+        states, keys = distinct(before)
+        accepts = np.array([s > 0 and self.patterns.automaton.is_accepting(s - 1) for s in states.tolist()], dtype=bool)
+        allowed = after > 0
+        allowed[quotes.quote_token[accepts[keys]]] = True
+        for array in (after, allowed):
+            array.setflags(write=False)
+        return self.walks.put(pattern, Walked(after, allowed))
 
     def counted(self, term: Term) -> tuple[Term, Term, Term, Term, int, int, int] | None:
         """(the twin U, X, what ends X's strings (ε, or the closing quote when X holds it), R (what
@@ -255,39 +278,36 @@ class CountedStrings:
         return self.twin_masks.put(twin, mask)
 
     def _pattern_mask(self, pattern: Term) -> np.ndarray | None:
-        """The tokens ``X "Σ*`` allows, or None past the shadow's state budget: from X's sandwich
-        while few tokens lie between its sides (`_sandwiched`), else walked. The masks walked are
-        cached apart from those read off a sandwich: a walk costs far more, and a pattern that
-        counts its words meets a new state at every word."""
-        anything_after = concat(pattern, _QUOTE, _ANYTHING)
+        """The tokens ``X "Σ*`` allows, or None past the patterns automaton's state budget: from
+        X's sandwich while few tokens lie between its sides (`_sandwiched`), else from X's own
+        pass over the trie (`_walked`). The sandwiched masks are cached apart from the passes
+        (kept by pattern among the twins'): a pass costs far more, and a pattern that counts its
+        words meets a new state at every word."""
         sides = repeat_sandwich(pattern, self.walker.tuning.counted_repeat_cap)
         if sides is not None and self.wide_sandwiches.get(sides) is None:
-            found = _kept(self.twin_masks, anything_after, lambda: self._sandwiched(sides, anything_after))
+            found = _kept(self.twin_masks, pattern, lambda: self._sandwiched(sides, pattern))
             if found is not None:
                 return found
-        return self._walked_mask(anything_after)
+        walked = self._walked(pattern)
+        return None if walked is None else walked.allowed
 
-    def _sandwiched(self, sides: tuple[Term, Term], anything_after: Term) -> np.ndarray | None:
+    def _sandwiched(self, sides: tuple[Term, Term], pattern: Term) -> np.ndarray | None:
         """The tokens ``X "Σ*`` allows, from X's `repeat_sandwich` (tight ⊆ X ⊆ loose, both
         forgetting the counts over `Tuning.counted_repeat_cap`, so that the states of a pattern
         that counts its words share them): the tokens the tight side allows, and those between
-        the sides that X's own derivatives allow; None past the shadow's state budget, or if more
-        than `Tuning.counted_checked_tokens` tokens lie between the sides (then remembered, and
-        never tried again for those sides)."""
-        tight, loose = (self._walked_mask(concat(side, _QUOTE, _ANYTHING)) for side in sides)
+        the sides that X's own derivatives allow; None past the patterns automaton's state
+        budget, or if more than `Tuning.counted_checked_tokens` tokens lie between the sides
+        (then remembered, and never tried again for those sides)."""
+        tight, loose = (self._walked(side) for side in sides)
         if tight is None or loose is None:
             return None
-        between = np.flatnonzero(loose & ~tight)
+        between = np.flatnonzero(loose.allowed & ~tight.allowed)
         if len(between) > self.walker.tuning.counted_checked_tokens:
             self.wide_sandwiches.put(sides, True)
             return None
-        mask = tight.copy()
-        self._read_one_by_one(anything_after, between, mask)
+        mask = tight.allowed.copy()
+        self._read_one_by_one(concat(pattern, _QUOTE, _ANYTHING), between, mask)
         return mask
-
-    def _walked_mask(self, anything_after: Term) -> np.ndarray | None:
-        """The tokens ``X "Σ*`` allows, walked (cached apart: see `_pattern_mask`)."""
-        return _kept(self.walked_masks, anything_after, lambda: self._shadow_mask(anything_after))
 
     def _shadow_mask(self, term: Term) -> np.ndarray | None:
         """The tokens `term` allows, walked in the shadow automaton (None: over its state budget)."""
