@@ -100,19 +100,25 @@ def test_counted_masks_equal_the_walk(schema, checked_tokens, exact_tokens, repe
 @pytest.mark.parametrize("schema,text", [
     ({"type": "string", "pattern": "^[ab ]*[.][a-c0 ]{0,6}$", "maxLength": 12}, [b'"', b"a", b".", b"c", b"ab"]),
     ({"type": "string", "pattern": "^[a-c0 .]{0,12}$", "maxLength": 7}, [b'"', b"ab", b"c0.", b"a"]),
+    # (a count the bound makes idle, unbounded, and one it does not: at every step one more
+    # repetition than the pattern allows fits in the characters left, for a token that holds two)
+    ({"type": "string", "pattern": "^(?:ab ){0,4}c*$", "maxLength": 12}, [b'"', b"ab ab ", b"ab ", b"ab "]),
+    ({"type": "string", "pattern": "^(?:ab ){0,3}c*$", "maxLength": 12}, [b'"', b"ab ", b"ab ", b"ab "]),
 ])
 def test_a_pattern_that_counts_one_class_takes_the_lesser_bound(schema, text):
-    """``C{0,k} & K`` is read as ``C* & K'`` with the lesser of the two counts: along a text where
-    each is the lesser, every mask equals the plain walk's (a token of more characters than the
-    pattern's count allows, below the length bound, must be refused)."""
-    vocab = _vocabulary(POOL)
+    """``C{0,k} & K`` is read as ``C* & K'`` with the lesser of the two counts, and a count that the
+    characters left cannot reach is unbounded: along a text where each is the lesser, every mask
+    equals the plain walk's (a token of more characters, or repetitions, than the pattern's count
+    allows, below the length bound, must be refused)."""
+    tokens = POOL + [b"ab ", b"ab ab ", b"ab ab ab "]
+    vocab = _vocabulary(tokens)
     automaton = compile_json_schema(schema)
     index, plain = TokenIndex(automaton, vocab), TokenIndex(automaton, vocab)
     plain.set_strategy(strings=False)
     state = automaton.start
     for token in text:
         assert np.array_equal(index.mask(state), plain.mask(state)), (schema, token)
-        state = index.next_state(state, POOL.index(token))
+        state = index.next_state(state, tokens.index(token))
     assert np.array_equal(index.mask(state), plain.mask(state))
     assert index.served["counted strings"] > 0
 

@@ -11,11 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brzozowski.automata.sandwich import repeat_sandwich
+from brzozowski.automata.fewest import shortest
+from brzozowski.core.alphabet import ALL_BYTES
+from brzozowski.automata.sandwich import repeat_sandwich, unbounded_within
 from brzozowski.core.derivatives import matches
 from brzozowski.core.syntax import parse
 from brzozowski.automata.lazy import is_empty
-from brzozowski.core.terms import compl, inter
+from brzozowski.core.terms import byte_set, compl, inter, repeat
 
 from .strategies import patterns, texts
 
@@ -53,3 +55,34 @@ def test_tight_inside_the_term_inside_loose(pattern, cap, strings):
         inside = re.fullmatch(pattern.encode(), text) is not None
         assert not matches(tight, text) or inside, (pattern, cap, text)
         assert not inside or matches(loose, text), (pattern, cap, text)
+
+
+@pytest.mark.parametrize("pattern,n,unbounded", [
+    ("(?:ab){0,49}c", 20, "(?:ab)*c"),  # (20 bytes hold 10 ab's at most)
+    ("(?:ab){0,49}c", 200, "(?:ab){0,49}c"),
+    ("(?:ab){0,10}c", 21, "(?:ab)*c"),
+    ("(?:ab){0,10}c", 22, "(?:ab){0,10}c"),  # (22 bytes hold 11: the bound binds)
+    ("x(?:a{2,5}y){0,3}", 12, "x(?:a{2,5}y){0,3}"),
+    ("x(?:a{2,5}y){0,3}", 11, "x(?:a{2,5}y)*"),
+    ("x(?:a{2,5}y){0,3}", 5, "x(?:a{2,}y)*"),
+    ("(?:a|bc){1,9}", 9, "(?:a|bc)+"),
+    ("(?:a?){0,3}", 1, "(?:a?){0,3}"),  # (a body that can be empty: no count is idle)
+])
+def test_idle_counts_by_hand(pattern, n, unbounded):
+    assert unbounded_within(parse(pattern), n, shortest) is parse(unbounded)
+
+
+@settings(max_examples=200, deadline=None)
+@given(patterns, st.integers(0, 8), st.lists(texts, max_size=12))
+def test_idle_counts_unbounded_keep_the_short_strings(pattern, n, strings):
+    """The term with its idle counts unbounded has the same strings of at most n bytes (exactly:
+    emptiness of the differences within n bytes; and on random strings against ``re``), and holds
+    the term."""
+    term = parse(pattern)
+    unbounded = unbounded_within(term, n, shortest)
+    short = repeat(byte_set(ALL_BYTES), 0, n)
+    assert is_empty(inter(term, compl(unbounded))), (pattern, n)
+    assert is_empty(inter(unbounded, compl(term), short)), (pattern, n)
+    for text in strings:
+        if len(text) <= n:
+            assert matches(unbounded, text) == (re.fullmatch(pattern.encode(), text) is not None), (pattern, n, text)

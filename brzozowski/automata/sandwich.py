@@ -19,16 +19,26 @@ refuses: only the tokens between the two are X's own to decide (`brzozowski.json
 
 A complement is not monotone (it turns inclusions round); a term with one inside has no
 sandwich.
+
+**Counts a bound makes idle.** Under a length bound no sandwich is needed where the count cannot
+be reached: `unbounded_within` unbounds each repeat ``a{lo,hi}`` that no string of at most n units
+(characters, bytes: what `shortest` measures) takes more than hi times of, ``hi >= n // m`` with
+m ≥ 1 the fewest units of a string of a: every string of at most n units has the same fate in
+both terms (a repeat's occurrence within such a string holds at most n // m iterations, and
+every operator, complement included, keeps an agreement on the strings of at most n units: their
+pieces are no longer). So ``X & K`` is ``X' & K`` for K of strings of at most n units, and a
+pattern that counts its words under a ``maxLength`` that binds first is one state per position.
 """
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 
-from ..core.terms import (K_ALT, K_COMPL, K_CONCAT, K_INTER, K_LEAF, K_REPEAT, K_STAR, Term, alt, concat, inter,
-                          repeat, star)
+from ..core.terms import (K_ALT, K_COMPL, K_CONCAT, K_INTER, K_LEAF, K_REPEAT, K_STAR, Term, alt, compl, concat,
+                          inter, repeat, star)
 
-__all__ = ["repeat_sandwich"]
+__all__ = ["repeat_sandwich", "unbounded_within"]
 
 
 _NO_SANDWICH = (None, None)
@@ -87,3 +97,76 @@ def _rebuilt(t: Term, cap: int) -> tuple[Term, Term] | tuple[None, None]:
     if big:
         return repeat(tight[0], t.lo, max(t.lo, cap)), repeat(loose[0], t.lo, None)
     return repeat(tight[0], t.lo, t.hi), repeat(loose[0], t.lo, t.hi)
+
+
+_UNBOUNDED: weakref.WeakKeyDictionary[Term, dict[tuple, Term]] = weakref.WeakKeyDictionary()
+"""term -> {(n, shortest): `unbounded_within`'s term}, for a term that holds a bounded repeat; an
+entry lives as long as its term."""
+_COUNTS: weakref.WeakKeyDictionary[Term, bool] = weakref.WeakKeyDictionary()
+"""term -> whether it holds a bounded repeat (read once per term, whatever n)."""
+
+
+def unbounded_within(term: Term, n: int, shortest: Callable[[Term], int | None]) -> Term:
+    """`term` with each repeat ``a{lo,hi}`` with ``hi >= n // m`` unbounded, ``a{lo,}`` (m =
+    ``shortest(a)``, the fewest units of a string of a; no change where it is None or 0): the same
+    strings of at most n units (see the module docstring). Children before parents on an explicit
+    stack, into the subterms that hold a bounded repeat only, each node's result memoized per
+    (n, shortest)."""
+    key = (n, shortest)
+    todo = [term]
+    while todo:
+        t = todo[-1]
+        if _unbounded_of(t, key) is not None:
+            todo.pop()
+            continue
+        waiting = [c for c in t.children if _unbounded_of(c, key) is None]
+        if waiting:
+            todo.extend(waiting)
+            continue
+        todo.pop()
+        _UNBOUNDED.setdefault(t, {})[key] = _unbounded(t, key)
+    return _unbounded_of(term, key)
+
+
+def _unbounded_of(t: Term, key: tuple) -> Term | None:
+    """`unbounded_within` of `t` if known (`t` itself when it holds no bounded repeat), else None."""
+    if not _counts(t):
+        return t
+    return _UNBOUNDED.get(t, {}).get(key)
+
+
+def _counts(term: Term) -> bool:
+    """Whether `term` holds a bounded repeat (a leaf's inside is its own; memoized per term)."""
+    todo = [term]
+    while todo:
+        t = todo[-1]
+        if t in _COUNTS:
+            todo.pop()
+            continue
+        inside = t.children if t.kind != K_LEAF else ()
+        waiting = [c for c in inside if c not in _COUNTS]
+        if waiting:
+            todo.extend(waiting)
+            continue
+        todo.pop()
+        _COUNTS[t] = (t.kind == K_REPEAT and t.hi is not None) or any(_COUNTS[c] for c in inside)
+    return _COUNTS[term]
+
+
+def _unbounded(t: Term, key: tuple) -> Term:
+    """`unbounded_within` of one node that holds a bounded repeat, its children's already built."""
+    n, shortest = key
+    children = [_unbounded_of(c, key) for c in t.children]
+    if t.kind == K_REPEAT:
+        hi = t.hi
+        if hi is not None:
+            m = shortest(t.children[0])
+            if m and hi >= n // m:
+                hi = None
+        return t if hi == t.hi and children[0] is t.children[0] else repeat(children[0], t.lo, hi)
+    if all(c is d for c, d in zip(children, t.children)):
+        return t
+    return _REBUILD[t.kind](*children)
+
+
+_REBUILD = {K_CONCAT: concat, K_ALT: alt, K_INTER: inter, K_STAR: star, K_COMPL: compl}

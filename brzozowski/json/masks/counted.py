@@ -28,7 +28,9 @@ string's lower bound met (``C{0,h}``):
   walked).
 
 A pattern that counts characters of one class, ``C{0,k}``, is read as ``C*`` under the lesser of
-k and h (`CountedStrings.counted`): the same language, one twin for every count of both.
+k and h (`CountedStrings.counted`): the same language, one twin for every count of both. So is a
+pattern whose counts the h characters left cannot reach (``(\\S+\\s+){0,49}\\S+`` with 60 left):
+those repeats unbounded (`brzozowski.automata.sandwich.unbounded_within`), one twin per position.
 
 So T's mask is U's mask less a comparison of per-token counts. U's mask is cached: a format's is
 read off its leaf tables; a pattern's is the mask of ``X "Σ*``, less the tokens past the closing
@@ -52,7 +54,7 @@ import numpy as np
 
 from ...automata.fewest import completion_bound, fewest_repeats, fewest_repeats_after
 from ...automata.lazy import LazyDFA, is_empty
-from ...automata.sandwich import repeat_sandwich
+from ...automata.sandwich import repeat_sandwich, unbounded_within
 from ...core.derivatives import derivative_of_string
 from ...core.alphabet import ALL_BYTES
 from ...core.terms import (EMPTY, EPSILON, K_CONCAT, K_INTER, K_LEAF, K_REPEAT, Term, byte, byte_set, compl, concat,
@@ -226,7 +228,10 @@ class CountedStrings:
         closing quote) with K's lower bound met and X a term with a completion bound; else None.
         A pattern that counts characters of one class, ``C{0,k}`` (every string of C one
         character), at a character's start is X = C* with h the lesser of h and k: the same
-        language, and one twin for every count of both."""
+        language, and one twin for every count of both. And X's repeats that h characters cannot
+        take to their bound are unbounded (`unbounded_within`: the same strings of at most h + 1
+        characters, the begun one counted too), so a pattern that counts its words under a bound
+        that binds first has one twin per position, not per word."""
         head, outside = term.children if term.kind == K_CONCAT else (term, EPSILON)
         if head.kind == K_LEAF:
             head, after = head.table.term_of(head.lo), EPSILON
@@ -245,6 +250,7 @@ class CountedStrings:
             pattern = inter(*(x for j, x in enumerate(operands) if j != i))
             if r == _BODY and pattern.kind == K_REPEAT and not pattern.lo and _one_character(pattern.children[0]):
                 pattern, most = star(pattern.children[0]), min(most, pattern.hi)  # (C{0,k} & K = C* & K')
+            pattern = unbounded_within(pattern, most + 1, _fewest_characters)  # (+ 1: a character begun)
             bound = completion_bound(pattern)
             if bound is None:
                 return None
@@ -341,6 +347,11 @@ def _kept(cache: BoundedCache, key: Term, compute) -> np.ndarray | None:
             found.setflags(write=False)
             cache.put(key, found)
     return found
+
+
+def _fewest_characters(body: Term) -> int | None:
+    """The fewest characters of a string of `body` (None: the search did not find it)."""
+    return fewest_repeats(body, ANY_CHAR, EPSILON)
 
 
 _ONE_CHARACTER: weakref.WeakKeyDictionary[Term, bool] = weakref.WeakKeyDictionary()
