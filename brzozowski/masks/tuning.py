@@ -82,7 +82,7 @@ class Tuning:
     count_bounds: int = 64
     """Per vocabulary: how many (string state, character bound) bitmasks are kept (schemas repeat a few maxLength values)."""
     counted_masks_bytes: int = 8 * 1024 * 1024
-    """Per index, each of the counted strings' caches (twins' masks, the masks walked, the pattern's state after every token): entries per pattern state, which recurs at every count; as the past-the-quote masks' budget."""
+    """Per index, each of the counted strings' caches (twins' masks; a pattern's pass over the trie: its state after every token and the mask it gives): entries per pattern state, which recurs at every count; as the past-the-quote masks' budget."""
     counted_repeat_cap: int = 2
     """A counted string's pattern forgets its repeat counts over this many in the sandwich its masks are read from (`brzozowski.automata.sandwich`): a token seldom reads more repetitions of a word than this."""
     counted_checked_tokens: int = 128
