@@ -123,6 +123,37 @@ def test_a_pattern_that_counts_one_class_takes_the_lesser_bound(schema, text):
     assert index.served["counted strings"] > 0
 
 
+@pytest.mark.parametrize("cap", [0, 1])
+@pytest.mark.parametrize("schema", [
+    {"type": "string", "pattern": r"^(?:\S+\s+){0,3}\S+$", "maxLength": 9},
+    {"type": "string", "pattern": r"^(?:\S+\s+){0,2}\S+$", "maxLength": 12},
+    {"type": "string", "pattern": "^(?:a{0,5}c|a*bbbbbbc)$", "maxLength": 12},  # (loose ends sooner)
+], ids=lambda s: s["pattern"])
+def test_near_the_bound_the_sides_settle_every_reachable_state(schema, cap):
+    """Every state a small vocabulary reaches (breadth first) has the plain walk's mask, with the
+    tokens near the bound settled by the pattern's sandwich sides first (no token is few enough
+    to read one by one): a token the tight side ends within the bound is allowed, one the loose
+    side cannot end within it refused, and only those."""
+    tokens = [b"a", b"b", b"c", b" ", b"ab", b"a b", b"a b ", b"ab ", b"aaaa", b"bbbbbbc", b"bb", b"c ",
+              b"abcde ", b"a b c ", b"abcdef", b'"', b'a"', b'c"', b"\\n", b"\xc3\xa9"]
+    vocab = _vocabulary(tokens)
+    automaton = compile_json_schema(schema)
+    tuning = Tuning(counted_checked_tokens=0, counted_exact_tokens=64, counted_repeat_cap=cap)
+    index, plain = TokenIndex(automaton, vocab, tuning=tuning), TokenIndex(automaton, vocab)
+    plain.set_strategy(strings=False)
+    seen, todo = {automaton.start}, deque([automaton.start])
+    while todo:
+        state = todo.popleft()
+        mask = index.mask(state)
+        assert np.array_equal(mask, plain.mask(state)), (schema, cap, str(automaton.term(state))[:200])
+        for t in np.flatnonzero(mask[:-1]).tolist():
+            after = index.next_state(state, t)
+            if after not in seen:
+                seen.add(after)
+                todo.append(after)
+    assert index.served["counted strings"] > 0
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pattern=patterns, lengths=st.tuples(st.integers(0, 3), st.integers(0, 30)),
        picked=st.lists(st.sampled_from(POOL), min_size=6, max_size=30, unique=True),

@@ -134,13 +134,16 @@ class CountedStrings:
                         inside: np.ndarray, most: int, bound: int) -> TokenSet:
         """The twin's mask less the tokens over the bound, each token within `bound` of it decided
         by the fewest characters the pattern needs after it (`fewest_repeats`, from S's state
-        after the token: a character it leaves begun is finished first). The pattern's state
-        after each such token: its derivatives one by one while the tokens are few, else one pass
-        of the pattern automaton over the trie. A token whose count the search does not find is
+        after the token: a character it leaves begun is finished first). Many such tokens: first
+        those the pattern's sandwich sides settle (`_settled_by_sides`). Then the pattern's state
+        after each token: its derivatives one by one while the tokens are few, else one pass of
+        the pattern automaton over the trie. A token whose count the search does not find is
         read on the state's own derivatives while they are few; else `WALK`."""
         tuning, tokens = self.walker.tuning, self.walker.trie.tokens
         mask = base & (counts.chars <= most)
         unsure = np.flatnonzero(mask & inside & (counts.chars > most - bound))
+        if len(unsure) > tuning.counted_checked_tokens:
+            unsure = self._settled_by_sides(pattern, ending, unsure, counts, mask, most)
         if len(unsure) <= tuning.counted_checked_tokens:
             fewest = np.array([self._fewest(derivative_of_string(pattern, tokens[t]), end, ending) for t, end in
                                zip(unsure.tolist(), counts.ends[unsure].tolist())], dtype=np.int32)
@@ -155,6 +158,27 @@ class CountedStrings:
             return WALK
         self._read_one_by_one(term, slow, mask)
         return TokenSet(array=mask)
+
+    def _settled_by_sides(self, pattern: Term, ending: Term, unsure: np.ndarray, counts: CharsToEnd,
+                          mask: np.ndarray, most: int) -> np.ndarray:
+        """The `unsure` tokens that the pattern's sandwich (`repeat_sandwich`, its sides' passes
+        kept from its mask) leaves undecided; each of the others is set in `mask`. After a token,
+        tight ⊆ X ⊆ loose still (a derivative keeps inclusions), so the fewest characters X needs
+        to end is at most the tight side's (where tight lives) and at least the loose side's: a
+        token whose count plus tight's is within the bound is allowed, one whose count plus
+        loose's is over it refused."""
+        sides = repeat_sandwich(pattern, self.walker.tuning.counted_repeat_cap)
+        if sides is None:
+            return unsure
+        ends = counts.ends[unsure]
+        tight, loose = (self._fewest_after(side, unsure, ends, ending) for side in sides)
+        if tight is None or loose is None:
+            return unsure
+        chars = counts.chars[unsure]
+        allowed = (tight >= 0) & (chars + tight <= most)
+        refused = (loose >= 0) & (chars + loose > most)
+        mask[unsure[refused]] = False
+        return unsure[~(allowed | refused)]
 
     def _read_one_by_one(self, term: Term, ids: np.ndarray, mask: np.ndarray) -> None:
         """Set ``mask[t]`` for each token t of `ids`: whether `term`'s derivative by it leads anywhere."""
