@@ -1134,7 +1134,8 @@ def test_a_vocabulary_is_shared_and_gives_the_same_masks():
 
 def test_an_index_switches_to_the_class_trie_once_dense_walks_pay_for_it():
     """Permissive states make walks look at many nodes of the byte trie; after CLASS_TRIE_PAYOFF
-    tries' worth of nodes the index walks the (smaller) class-string trie, with the same masks."""
+    tries' worth of nodes the index walks the (smaller) class-string trie, with the same masks,
+    built at once or a level per walk (then taken that many walks later)."""
     from brzozowski.masks.tuning import DEFAULT_TUNING
 
     CLASS_TRIE_PAYOFF = DEFAULT_TUNING.class_trie_payoff
@@ -1144,16 +1145,22 @@ def test_an_index_switches_to_the_class_trie_once_dense_walks_pay_for_it():
     pattern = "[a-z]{0,100}"  # 101 states, each allowing every letter token
     dfa = regex_to_dfa(pattern)
     want = fast_brute_force_masks(dfa, vocab, None)
-    for automaton in (dfa, LazyDFA(pattern)):
-        index = TokenIndex(automaton, vocab)
-        states, switched_at = [index.start], None
+    stepped = "[b-z]{0,100}"  # (classes of its own: no class trie kept for them yet)
+    for automaton, tuning in ((dfa, DEFAULT_TUNING), (LazyDFA(pattern), DEFAULT_TUNING),
+                              (LazyDFA(stepped), Tuning(class_trie_step_nodes=1))):
+        if tuning is not DEFAULT_TUNING:
+            want = fast_brute_force_masks(regex_to_dfa(stepped), vocab, None)
+        index = TokenIndex(automaton, vocab, tuning=tuning)
+        states, switched_at, walks_building = [index.start], None, 0
         while states[-1] != DEAD:
             state = states[-1]
             assert np.array_equal(index.mask(state), want[len(states) - 1]), len(states)
             if switched_at is None and index.walked_trie is not index.trie:
                 switched_at = len(states)
-            states.append(index.next_state(state, 0))  # "a"
+            walks_building += index.walker.class_trie_build is not None
+            states.append(index.next_state(state, 1))  # "b"
         assert switched_at is not None and CLASS_TRIE_PAYOFF < switched_at < 101
+        assert walks_building >= (index.trie.depth if tuning.class_trie_step_nodes == 1 else 0)
         assert index.walked_trie.n_nodes < index.trie.n_nodes / 10  # letters merge, digits merge
         forced = TokenIndex(automaton, vocab)
         forced.set_strategy(trie="bytes")

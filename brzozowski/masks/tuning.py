@@ -39,6 +39,8 @@ class Tuning:
     """A walk that ends in Python with at most this many tokens lists their ids (no array over the vocabulary)."""
     class_trie_payoff: int = 32
     """Switch to the class-string trie once walks have looked at this many byte tries' worth of nodes (its build costs about thirty dense walks)."""
+    class_trie_step_nodes: int = 64_000
+    """... and build it over the walks that follow, this many byte-trie nodes at each (about the widest level: one level is the least a step can take, and each step stays near a walk's own cost)."""
     compress_below: float = 0.8
     """Walk the class-string trie only when it has at most this fraction of the byte trie's nodes."""
     compress_max_classes: int = 100

@@ -30,7 +30,7 @@ from ..automata.codes import TransitionTable
 from ..budget import check_deadline
 from ..core.alphabet import DEAD
 from ..core.terms import EPSILON, K_ALT, K_BYTES, K_CONCAT, Term, concat
-from ..vocab.vocabulary import TokenTrie, VocabTrie, shared_class_trie
+from ..vocab.vocabulary import ClassTrieBuild, TokenTrie, VocabTrie, kept_class_trie, share_class_trie
 from .moves import Expander, is_word, split
 from .tokenset import TokenSet
 from .tuning import Tuning
@@ -169,6 +169,7 @@ class Walker:
         self.expansion, self.trie_choice = "auto", "auto"
         self.walked_nodes = 0  # nodes of the byte trie looked at by walks (class-trie payoff)
         self.class_trie_tried = False
+        self.class_trie_build: ClassTrieBuild | None = None  # (the class-string trie, built over walks)
 
     def held(self, state: int | Term) -> int | Term:
         """How the walks in Python hold `state`: its term over a lazy automaton, else its number
@@ -311,17 +312,37 @@ class Walker:
         return Frontier(lo, hi - lo, children[alive], found[alive], len(alive))
 
     def _trie_to_walk(self) -> TokenTrie:
-        """The byte trie, or the class-string trie once the walks have paid for it."""
+        """The byte trie, or the class-string trie once the walks have paid for it: its build
+        (`ClassTrieBuild`) runs ``class_trie_step_nodes`` byte-trie nodes at each walk from then
+        on (a build at once would stop one mask step for the work of many walks), and the walks
+        take it once it is built, if it merged enough (or another walker's, kept for the same
+        classes)."""
         tuning = self.tuning
-        if (self.trie_choice == "auto" and not self.class_trie_tried
-                and self.walked_nodes >= tuning.class_trie_payoff * self.trie.n_nodes):
-            self.class_trie_tried = True  # whatever the outcome: decided once
+        if self.trie_choice != "auto" or self.class_trie_tried:
+            return self.walked_trie
+        if self.class_trie_build is not None:
+            self.class_trie_build.advance(tuning.class_trie_step_nodes)
+            if self.class_trie_build.result is not None:
+                built = share_class_trie(self.trie, self.class_trie_build.class_of_byte,
+                                         self.class_trie_build.result[0])
+                self._take_class_trie(built)
+        elif self.walked_nodes >= tuning.class_trie_payoff * self.trie.n_nodes:
             classes = getattr(self.automaton, "byte_classes", None)
-            if classes is not None and classes.max() < tuning.compress_max_classes:
-                merged = shared_class_trie(self.trie, classes)
-                if merged.n_nodes <= tuning.compress_below * self.trie.n_nodes:
-                    self.walked_trie = merged
+            if classes is None or classes.max() >= tuning.compress_max_classes:
+                self.class_trie_tried = True
+            else:
+                kept = kept_class_trie(self.trie, classes)
+                if kept is not None:
+                    self._take_class_trie(kept)
+                else:
+                    self.class_trie_build = ClassTrieBuild(self.trie, classes)
         return self.walked_trie
+
+    def _take_class_trie(self, merged: TokenTrie) -> None:
+        """Walk `merged` from now on if it has few enough nodes; decided once, whatever the outcome."""
+        self.class_trie_tried, self.class_trie_build = True, None
+        if merged.n_nodes <= self.tuning.compress_below * self.trie.n_nodes:
+            self.walked_trie = merged
 
     def below(self, labels: bytes, child_lo: Sequence[int], child_count: Sequence[int], node: int,
               state: int | Term, budget: int | None = None) -> list[int] | None:

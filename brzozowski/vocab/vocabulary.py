@@ -43,8 +43,8 @@ from ..budget import DEFAULT_LIMITS, outside_deadline
 from ..errors import InputLimitError, VocabularyError
 
 __all__ = [
-    "TokenTrie", "VocabTrie", "Vocabulary", "checked_token_bytes", "class_trie", "distinct", "merged_classes",
-    "register_preparer", "shared_class_trie", "stable_order", "token_trie", "vocab_trie",
+    "ClassTrieBuild", "TokenTrie", "VocabTrie", "Vocabulary", "checked_token_bytes", "class_trie", "distinct",
+    "kept_class_trie", "merged_classes", "register_preparer", "share_class_trie", "shared_class_trie", "stable_order", "token_trie", "vocab_trie",
 ]
 
 _SHARED_TRIES = 4  # how many vocabulary tries `vocab_trie` keeps for reuse
@@ -119,12 +119,12 @@ class TokenTrie:
         self.n_nodes = n = level_start[-1]
         self.depth = depth = len(level_start) - 2
         self.level_start = np.asarray(level_start, dtype=np.intp)
-        self.parent = parent.astype(np.intp)
-        self.byte = byte.astype(np.int32)
+        self.parent = parent.astype(np.intp, copy=False)
+        self.byte = byte.astype(np.int32, copy=False)
         # Children of node n are contiguous (levels are sorted by parent): find their ranges.
         self.child_count = np.bincount(self.parent[1:], minlength=n + 1)
         self.child_lo = np.cumsum(self.child_count) - self.child_count + 1
-        self.token_node = token_node.astype(np.intp)
+        self.token_node = token_node.astype(np.intp, copy=False)
         real = np.flatnonzero(self.token_node < n)
         order = stable_order(self.token_node[real])
         self.token_ids = real[order]  # tokens sorted by node (then id)
@@ -304,34 +304,79 @@ def merged_classes(trie: TokenTrie, class_of_byte: np.ndarray,
                    live: np.ndarray | None = None) -> tuple[TokenTrie, np.ndarray]:
     """`class_trie`, and the class-trie node of every node of `trie` (its sentinel included: the
     nodes left out go to the class trie's sentinel)."""
-    class_of_byte = np.asarray(class_of_byte, dtype=np.intp)
-    n_classes = int(class_of_byte.max()) + 1
-    lowest = np.full(n_classes, 256, dtype=np.intp)
-    np.minimum.at(lowest, class_of_byte, np.arange(256))
-    live_byte = None if live is None else np.asarray(live, dtype=bool)[class_of_byte]
-    merged = np.full(trie.n_nodes + 1, -1, dtype=np.intp)  # byte node -> class node (-1: left out)
-    merged[0] = 0
-    level_start, parents, labels = [0, 1], [np.zeros(1, dtype=np.intp)], [np.zeros(1, dtype=np.intp)]
-    kept = np.zeros(1, dtype=np.intp)  # the nodes of the level above that were kept
-    for d in range(1, trie.depth + 1):
-        if live_byte is None:
+    build = ClassTrieBuild(trie, class_of_byte, live)
+    while build.result is None:
+        build.advance(trie.n_nodes + 1)
+    return build.result
+
+
+class ClassTrieBuild:
+    """`merged_classes` a few levels at a time: each `advance` merges levels until it has read at
+    least the nodes it is given, and the two calls after the last level build the `TokenTrie`,
+    so that a walker can spread a build over several mask steps instead of stopping one for all
+    of it; `result` once done."""
+
+    def __init__(self, trie: TokenTrie, class_of_byte: np.ndarray, live: np.ndarray | None = None) -> None:
+        self.trie = trie
+        self.class_of_byte = class_of_byte = np.asarray(class_of_byte, dtype=np.intp)
+        self.n_classes = int(class_of_byte.max()) + 1
+        self.lowest = np.full(self.n_classes, 256, dtype=np.intp)
+        np.minimum.at(self.lowest, class_of_byte, np.arange(256))
+        self.live_byte = None if live is None else np.asarray(live, dtype=bool)[class_of_byte]
+        self.merged = np.full(trie.n_nodes + 1, -1, dtype=np.intp)  # byte node -> class node (-1: left out)
+        self.merged[0] = 0
+        self.level_start = [0, 1]
+        self.parents, self.labels = [np.zeros(1, dtype=np.intp)], [np.zeros(1, dtype=np.intp)]
+        self.kept = np.zeros(1, dtype=np.intp)  # the nodes of the level above that were kept
+        self.depth: int | None = 1  # the next level to merge (None: every level is merged)
+        self.arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # the trie's, once merged
+        self.result: tuple[TokenTrie, np.ndarray] | None = None
+
+    def advance(self, most_nodes: int) -> None:
+        """Merge levels until at least `most_nodes` nodes were read (a level reads at least
+        `LEVEL_NODES`); once every level is merged, the next call lays out the trie's arrays and
+        the one after builds it (`result`)."""
+        trie = self.trie
+        if self.depth is None:
+            if self.arrays is None:
+                merged, level_start = self.merged, self.level_start
+                merged[merged < 0] = level_start[-1]  # the sentinel: for the left-out nodes and trie's own
+                self.arrays = np.concatenate(self.parents), np.concatenate(self.labels), merged[trie.token_node]
+            elif self.result is None:
+                self.result = TokenTrie(trie.vocab_size, self.level_start, *self.arrays), self.merged
+            return
+        read = 0
+        while read < most_nodes:
+            d = self.depth
+            if d > trie.depth or not self._merge(d):
+                self.depth = None
+                return
+            read += max(int(trie.level_start[d + 1] - trie.level_start[d]), self.LEVEL_NODES)
+            self.depth = d + 1
+
+    LEVEL_NODES = 1024
+    """What merging a level costs at least, in nodes: its dozen numpy calls cost as much as
+    merging several hundred nodes, and the deep levels of a vocabulary's trie hold a few each."""
+
+    def _merge(self, d: int) -> bool:
+        """Number the class nodes of level d; False if none is left (every byte of it dead)."""
+        trie, merged, level_start, n_classes = self.trie, self.merged, self.level_start, self.n_classes
+        if self.live_byte is None:
             nodes = np.arange(int(trie.level_start[d]), int(trie.level_start[d + 1]))
         else:
-            nodes = trie.children_of(kept)[0]
-            nodes = kept = nodes[live_byte[trie.byte[nodes]]]
+            nodes = trie.children_of(self.kept)[0]
+            nodes = self.kept = nodes[self.live_byte[trie.byte[nodes]]]
             if not len(nodes):
-                break
+                return False
         above_lo = level_start[-2]
         key = (merged[trie.parent[nodes]] - above_lo) * n_classes
-        key += class_of_byte[trie.byte[nodes]]
+        key += self.class_of_byte[trie.byte[nodes]]
         values, inverse = distinct(key)
         merged[nodes] = level_start[-1] + inverse
-        parents.append(above_lo + values // n_classes)
-        labels.append(lowest[values % n_classes])
+        self.parents.append(above_lo + values // n_classes)
+        self.labels.append(self.lowest[values % n_classes])
         level_start.append(level_start[-1] + len(values))
-    merged[merged < 0] = level_start[-1]  # the sentinel: for the left-out nodes and trie's own
-    return TokenTrie(trie.vocab_size, level_start, np.concatenate(parents),
-                     np.concatenate(labels), merged[trie.token_node]), merged
+        return True
 
 
 def stable_order(keys: np.ndarray) -> np.ndarray:
@@ -436,11 +481,21 @@ _class_tries: cachetools.LRUCache = cachetools.LRUCache(maxsize=_SHARED_CLASS_TR
 
 def shared_class_trie(trie: TokenTrie, class_of_byte: np.ndarray) -> TokenTrie:
     """`class_trie` of (trie, classes), built once and shared (the last few are kept)."""
-    key = (trie, np.asarray(class_of_byte, dtype=np.intp).tobytes())
+    found = kept_class_trie(trie, class_of_byte)
+    return share_class_trie(trie, class_of_byte, class_trie(trie, class_of_byte)) if found is None else found
+
+
+def kept_class_trie(trie: TokenTrie, class_of_byte: np.ndarray) -> TokenTrie | None:
+    """The shared `class_trie` of (trie, classes) if one was kept (`share_class_trie`), else None."""
     with _class_trie_lock:
-        found = _class_tries.get(key)
-    if found is None:
-        found = class_trie(trie, class_of_byte)
-        with _class_trie_lock:
-            found = _class_tries.setdefault(key, found)
-    return found
+        return _class_tries.get(_class_trie_key(trie, class_of_byte))
+
+
+def share_class_trie(trie: TokenTrie, class_of_byte: np.ndarray, built: TokenTrie) -> TokenTrie:
+    """Keep `built`, the `class_trie` of (trie, classes), for every walker (the one kept first wins)."""
+    with _class_trie_lock:
+        return _class_tries.setdefault(_class_trie_key(trie, class_of_byte), built)
+
+
+def _class_trie_key(trie: TokenTrie, class_of_byte: np.ndarray) -> tuple:
+    return trie, np.asarray(class_of_byte, dtype=np.intp).tobytes()
