@@ -33,7 +33,7 @@ pattern that counts its words under a ``maxLength`` that binds first is one stat
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..core.terms import (K_ALT, K_COMPL, K_CONCAT, K_INTER, K_LEAF, K_REPEAT, K_STAR, Term, alt, compl, concat,
                           inter, repeat, star)
@@ -52,24 +52,32 @@ few nodes)."""
 def repeat_sandwich(term: Term, cap: int) -> tuple[Term, Term] | None:
     """(tight, loose) for `term` (see the module docstring): each repeat whose upper bound is over
     `cap` bounded by ``max(lo, cap)``, or unbounded; None if `term` has no such repeat, or a
-    complement inside. Children before parents on an explicit stack (a long literal is a
-    concatenation as deep as it is long), each node's sides memoized."""
+    complement inside. Each node's sides memoized."""
+    for t in _children_first(term, lambda t: cap in _SANDWICHES.get(t, ())):
+        if t.kind == K_COMPL:
+            return None
+        _SANDWICHES.setdefault(t, {})[cap] = _rebuilt(t, cap)
+    found = _SANDWICHES[term][cap]
+    return None if found is _NO_SANDWICH else found
+
+
+def _children_first(term: Term, known: Callable[[Term], bool]) -> Iterator[Term]:
+    """The nodes of `term` (itself included) that are not `known`, each after its children (a
+    leaf's inside is its own), on an explicit stack: a long literal is a concatenation as deep as
+    it is long. The caller memoizes each node it is given before asking for the next, so that
+    `known` holds of it from then on."""
     todo = [term]
     while todo:
         t = todo[-1]
-        if cap in _SANDWICHES.get(t, ()):
+        if known(t):
             todo.pop()
             continue
-        if t.kind == K_COMPL:
-            return None
-        waiting = [c for c in t.children if cap not in _SANDWICHES.get(c, ())] if t.kind != K_LEAF else []
+        waiting = [c for c in t.children if not known(c)] if t.kind != K_LEAF else []
         if waiting:
             todo.extend(waiting)
             continue
         todo.pop()
-        _SANDWICHES.setdefault(t, {})[cap] = _rebuilt(t, cap)
-    found = _SANDWICHES[term][cap]
-    return None if found is _NO_SANDWICH else found
+        yield t
 
 
 def _sides(t: Term, cap: int) -> tuple[Term, Term]:
@@ -109,21 +117,10 @@ _COUNTS: weakref.WeakKeyDictionary[Term, bool] = weakref.WeakKeyDictionary()
 def unbounded_within(term: Term, n: int, shortest: Callable[[Term], int | None]) -> Term:
     """`term` with each repeat ``a{lo,hi}`` with ``hi >= n // m`` unbounded, ``a{lo,}`` (m =
     ``shortest(a)``, the fewest units of a string of a; no change where it is None or 0): the same
-    strings of at most n units (see the module docstring). Children before parents on an explicit
-    stack, into the subterms that hold a bounded repeat only, each node's result memoized per
-    (n, shortest)."""
+    strings of at most n units (see the module docstring). Into the subterms that hold a bounded
+    repeat only, each node's result memoized per (n, shortest)."""
     key = (n, shortest)
-    todo = [term]
-    while todo:
-        t = todo[-1]
-        if _unbounded_of(t, key) is not None:
-            todo.pop()
-            continue
-        waiting = [c for c in t.children if _unbounded_of(c, key) is None]
-        if waiting:
-            todo.extend(waiting)
-            continue
-        todo.pop()
+    for t in _children_first(term, lambda t: _unbounded_of(t, key) is not None):
         _UNBOUNDED.setdefault(t, {})[key] = _unbounded(t, key)
     return _unbounded_of(term, key)
 
@@ -137,18 +134,8 @@ def _unbounded_of(t: Term, key: tuple) -> Term | None:
 
 def _counts(term: Term) -> bool:
     """Whether `term` holds a bounded repeat (a leaf's inside is its own; memoized per term)."""
-    todo = [term]
-    while todo:
-        t = todo[-1]
-        if t in _COUNTS:
-            todo.pop()
-            continue
+    for t in _children_first(term, _COUNTS.__contains__):
         inside = t.children if t.kind != K_LEAF else ()
-        waiting = [c for c in inside if c not in _COUNTS]
-        if waiting:
-            todo.extend(waiting)
-            continue
-        todo.pop()
         _COUNTS[t] = (t.kind == K_REPEAT and t.hi is not None) or any(_COUNTS[c] for c in inside)
     return _COUNTS[term]
 
