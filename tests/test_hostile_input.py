@@ -534,6 +534,29 @@ def test_lazy_states_created_inside_a_deadline_obey_it():
     assert time.perf_counter() - start < 0.05 + SLACK
 
 
+def test_a_row_that_adds_no_state_still_checks_the_deadline():
+    """Exploring the last states of a large automaton creates none (every target exists): a row
+    computed checks the deadline itself, or ``(.*a){3}.*b.{14}`` ran 0.8 s past a 2 s budget.
+    ``a*`` has one state whose row leads back to it; the Python loop over every state of a table
+    (the liveness pass) checks it too."""
+    from brzozowski.automata.dfa import explore, remove_dead_states
+
+    def after_the_deadline(compute, *arguments):
+        with within(1e-6, "compile_seconds", where="a test"):
+            time.sleep(0.002)
+            compute(*arguments)
+
+    for compute in (lambda lazy: lazy.class_row(lazy.start), explore):
+        lazy = LazyDFA("a*")
+        with pytest.raises(TimeBudgetError, match=r"compile_seconds \(1e-06 s\) exceeded at a test"):
+            after_the_deadline(compute, lazy)
+        assert lazy.n_states == 1
+        compute(lazy)  # outside any deadline: nothing is checked
+    accept, columns = explore(LazyDFA("a*"))
+    with pytest.raises(TimeBudgetError):
+        after_the_deadline(remove_dead_states, accept, columns)
+
+
 def test_an_emptiness_search_obeys_the_deadline():
     """``~(.*a.{15}) & .*a.{15}`` is empty, which only a search of its 2^16 derivatives shows."""
     term = compl(parse(".*a.{15}")) & parse("[ab]*a[ab]{15}")

@@ -18,9 +18,11 @@
    number (docs/semantics.md, "The canonical DFA").
 
 Every step runs under the deadline ``limits.compile_seconds`` (`brzozowski.budget`): each state
-explored and each derivative taken checks it (`brzozowski.automata.lazy`), as does each round of
-minimization, so a pattern whose automaton is huge or slow to build (``.*a.{20}``, nested
-``.*``) is refused with `TimeBudgetError` once its budget is spent, whatever the state budget.
+explored (created, and its row computed) and each derivative taken checks it
+(`brzozowski.automata.lazy`), as do each round of minimization and the Python loops over every
+state (the liveness pass, the renumbering), so a pattern whose automaton is huge or slow to build
+(``.*a.{20}``, nested ``.*``) is refused with `TimeBudgetError` once its budget is spent, whatever
+the state budget.
 
 The minimal DFA of a regular language is unique up to renaming, and step 4 fixes the names, so
 ``regex_to_dfa("a|b")`` and ``regex_to_dfa("[ab]")`` have identical arrays. They equal what a
@@ -265,8 +267,11 @@ def _canonical_over_classes(accept: np.ndarray, columns: np.ndarray, class_of_by
     number = [DEAD] * len(representative)
     number[block[0]] = 0
     queue = deque([int(block[0])])
-    next_number = 1
+    next_number, visited = 1, 0
     while queue:
+        visited += 1
+        if not visited % _STATES_PER_CHECK:
+            check_deadline()
         for target in table[queue.popleft()]:
             if target != DEAD and number[target] == DEAD:
                 number[target] = next_number
@@ -278,10 +283,18 @@ def _canonical_over_classes(accept: np.ndarray, columns: np.ndarray, class_of_by
     return DFA(accept[representative[by_number]], new_columns[:, class_of_byte])
 
 
+_STATES_PER_CHECK = 1024
+"""The Python loops over every state (the liveness pass, the breadth-first renumbering) check the
+deadline once per this many states: often enough that a large table overshoots it by little, rarely
+enough to cost nothing."""
+
+
 def remove_dead_states(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """Send every transition into a state that cannot reach acceptance to DEAD."""
     predecessors: list[list[int]] = [[] for _ in range(len(accept))]
     for source, row in enumerate(columns.tolist()):
+        if not source % _STATES_PER_CHECK:
+            check_deadline()
         for target in set(row):
             if target != DEAD:
                 predecessors[target].append(source)

@@ -25,7 +25,9 @@ Invariants:
   the states stay few, so the state count alone would let one pattern run for minutes (a wide
   alternation under a complement or an intersection, ``~((.{0,100}){0,100})``, is never a state's
   top, hence `Term.widest`). So is every term `step` reads a token's bytes through.
-- **Time.** Every state created and every term an emptiness search explores checks the current
+- **Time.** Every state created, every state's row of transitions first computed (its targets may
+  all exist already: exploring the last states of a large automaton adds none), and every term an
+  emptiness search explores checks the current
   deadline (`brzozowski.budget.check_deadline`), as does a derivative that runs many rules
   (`brzozowski.core.derivatives`), never a byte read along a known transition or a memo: whoever
   opened a deadline bounds the work. `LazyDFA` of a pattern's text
@@ -536,6 +538,7 @@ class LazyDFA:
             with self._lock:
                 class_map = self._maps[state]
                 if class_map is None:
+                    check_deadline()  # once per state's row: a row whose targets all exist adds no state
                     term = self._terms[state]
                     class_map = ByteClasses.of(derivative_classes(term))
                     first = term.first  # a class no string of the language starts with: DEAD
