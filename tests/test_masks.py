@@ -1169,6 +1169,32 @@ def test_an_index_switches_to_the_class_trie_once_dense_walks_pay_for_it():
         assert forced.walked_trie is forced.trie
 
 
+def test_a_class_trie_build_in_steps_takes_another_walkers_as_soon_as_one_is_kept():
+    """Two indexes over one automaton: one builds the class trie a level per walk; once the other
+    has built it at once and kept it, the first takes that one at its next walk (no build goes on
+    beside a finished one), with the same masks throughout."""
+    letters = b"abcdefghijklmnopqrstuvwxyz0123456789-"
+    vocab = [bytes([a]) for a in letters] + [bytes([a, b]) for a in letters for b in letters]
+    pattern = "[c-y]{0,100}"  # (classes of its own: no class trie kept for them yet)
+    want = fast_brute_force_masks(regex_to_dfa(pattern), vocab, None)
+    automaton = LazyDFA(pattern)
+    stepped = TokenIndex(automaton, vocab, tuning=Tuning(class_trie_step_nodes=1))
+    at_once = TokenIndex(automaton, vocab)
+
+    def walk_until(index, done):
+        state, steps = index.start, 0
+        while not done():
+            assert np.array_equal(index.mask(state), want[steps]), steps
+            state, steps = index.next_state(state, 2), steps + 1  # "c"
+        return state, steps
+
+    state, steps = walk_until(stepped, lambda: stepped.walker.class_trie_build is not None)
+    walk_until(at_once, lambda: at_once.walked_trie is not at_once.trie)
+    assert stepped.walker.class_trie_build is not None  # (still building: a level per walk)
+    assert np.array_equal(stepped.mask(state), want[steps])
+    assert stepped.walker.class_trie_build is None and stepped.walked_trie is at_once.walked_trie
+
+
 # -- states at and inside an open object's key (TokenIndex._key_mask) -----------------------------
 
 # Bytes that matter in a key: the listed names' letters (and a shared prefix), other plain bytes,

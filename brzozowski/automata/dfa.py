@@ -248,6 +248,12 @@ def canonical(accept: np.ndarray, trans: np.ndarray) -> DFA:
     return _canonical_over_classes(accept, columns, class_of_byte)
 
 
+_STATES_PER_CHECK = 1024
+"""The Python loops over every state (the liveness pass, the breadth-first renumbering) check the
+deadline once per this many states: often enough that a large table overshoots it by little, rarely
+enough to cost nothing."""
+
+
 def _canonical_over_classes(accept: np.ndarray, columns: np.ndarray, class_of_byte: np.ndarray) -> DFA:
     """The canonical DFA of a table over byte classes (docs/semantics.md): `columns[s, k]` is the
     transition of state s on every byte b with ``class_of_byte[b] == k``.
@@ -281,12 +287,6 @@ def _canonical_over_classes(accept: np.ndarray, columns: np.ndarray, class_of_by
     renumber = np.array(number + [DEAD], dtype=np.int32)
     new_columns = renumber[block_columns[by_number]]
     return DFA(accept[representative[by_number]], new_columns[:, class_of_byte])
-
-
-_STATES_PER_CHECK = 1024
-"""The Python loops over every state (the liveness pass, the breadth-first renumbering) check the
-deadline once per this many states: often enough that a large table overshoots it by little, rarely
-enough to cost nothing."""
 
 
 def remove_dead_states(accept: np.ndarray, columns: np.ndarray) -> np.ndarray:

@@ -316,16 +316,19 @@ class Walker:
         (`ClassTrieBuild`) runs ``class_trie_step_nodes`` byte-trie nodes at each walk from then
         on (a build at once would stop one mask step for the work of many walks), and the walks
         take it once it is built, if it merged enough (or another walker's, kept for the same
-        classes)."""
+        classes, as soon as there is one: no build goes on beside a finished one)."""
         tuning = self.tuning
         if self.trie_choice != "auto" or self.class_trie_tried:
             return self.walked_trie
-        if self.class_trie_build is not None:
-            self.class_trie_build.advance(tuning.class_trie_step_nodes)
-            if self.class_trie_build.result is not None:
-                built = share_class_trie(self.trie, self.class_trie_build.class_of_byte,
-                                         self.class_trie_build.result[0])
-                self._take_class_trie(built)
+        build = self.class_trie_build
+        if build is not None:  # (another walker may have kept the same classes' trie meanwhile)
+            kept = kept_class_trie(self.trie, build.class_of_byte)
+            if kept is None:
+                build.advance(tuning.class_trie_step_nodes)
+                if build.result is None:
+                    return self.walked_trie
+                kept = share_class_trie(self.trie, build.class_of_byte, build.result[0])
+            self._take_class_trie(kept)
         elif self.walked_nodes >= tuning.class_trie_payoff * self.trie.n_nodes:
             classes = getattr(self.automaton, "byte_classes", None)
             if classes is None or classes.max() >= tuning.compress_max_classes:

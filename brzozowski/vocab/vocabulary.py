@@ -44,7 +44,8 @@ from ..errors import InputLimitError, VocabularyError
 
 __all__ = [
     "ClassTrieBuild", "TokenTrie", "VocabTrie", "Vocabulary", "checked_token_bytes", "class_trie", "distinct",
-    "kept_class_trie", "merged_classes", "register_preparer", "share_class_trie", "shared_class_trie", "stable_order", "token_trie", "vocab_trie",
+    "kept_class_trie", "merged_classes", "register_preparer", "share_class_trie", "shared_class_trie",
+    "stable_order", "token_trie", "vocab_trie",
 ]
 
 _SHARED_TRIES = 4  # how many vocabulary tries `vocab_trie` keeps for reuse
