@@ -24,7 +24,9 @@ from brzozowski.core.syntax import parse
 from brzozowski.core.terms import EMPTY, compl, inter
 from brzozowski.errors import SchemaError
 from brzozowski.json.ecma_regex import parse_pattern
+from brzozowski.budget import DEFAULT_LIMITS
 from brzozowski.json.leaf_terms import FORMATS, json_string_term
+from brzozowski.json.masks.passes import PatternPasses, pattern_passes
 from brzozowski.json.strings import ANY_STRING
 from brzozowski.masks.tuning import Tuning
 
@@ -84,17 +86,61 @@ SCHEMAS = [
 ]
 
 
-@pytest.mark.parametrize("checked_tokens,exact_tokens,repeat_cap",
-                         [(0, 0, 8), (10_000, 0, 1), (10_000, 64, 0), (10_000, 10_000, 2), (0, 64, 1)])
+@pytest.mark.parametrize("checked_tokens,exact_tokens,repeat_cap,shared_states",
+                         [(0, 0, 8, 20_000), (10_000, 0, 1, 20_000), (10_000, 64, 0, 20_000),
+                          (10_000, 10_000, 2, 20_000), (0, 64, 1, 20_000), (10_000, 64, 1, 0), (0, 64, 2, 0)])
 @pytest.mark.parametrize("schema", SCHEMAS, ids=lambda s: json.dumps(s)[:60])
-def test_counted_masks_equal_the_walk(schema, checked_tokens, exact_tokens, repeat_cap):
-    """(A cap below the pattern's counts reads its masks off its sandwich.)"""
+def test_counted_masks_equal_the_walk(schema, checked_tokens, exact_tokens, repeat_cap, shared_states):
+    """(A cap below the pattern's counts reads its masks off its sandwich; with no shared pattern
+    state kept, every pass is numbered in an automaton of its own.)"""
     vocab = _vocabulary(POOL)
     tuning = Tuning(counted_checked_tokens=checked_tokens, counted_exact_tokens=exact_tokens,
-                    counted_repeat_cap=repeat_cap)
+                    counted_repeat_cap=repeat_cap, shared_pattern_states=shared_states)
     served = sum(_walk_and_compare(schema, vocab, seed, 40, tuning) for seed in range(6))
     if checked_tokens and exact_tokens and schema.get("format") != "date-time":  # (date-time: its bound implied by the format)
         assert served > 0
+
+
+def test_the_indexes_of_one_vocabulary_share_a_patterns_passes():
+    """A second schema whose string has the same pattern and bounds reads the first one's passes
+    (`brzozowski.json.masks.passes`): none is added, the shared automaton gains no state, and its
+    masks still equal the plain walk's."""
+    vocab = _vocabulary(POOL)
+    tuning = Tuning(counted_checked_tokens=0, shared_pattern_bytes=(32 << 20) - 1)  # (a store of its own)
+    string = {"type": "string", "pattern": r"^(?:\S+\s+){0,4}\S+$", "maxLength": 30}
+    assert sum(_walk_and_compare(string, vocab, seed, 40, tuning) for seed in range(6)) > 0
+    automaton = compile_json_schema(string)
+    store = pattern_passes(vocab.trie, automaton.max_states, automaton.limits, tuning)
+    kept = {pattern: store.walks.get(pattern) for pattern in store.walks}
+    states = store.table.automaton.n_states
+    assert kept
+    inside = {"type": "object", "properties": {"s": string}, "required": ["s"], "additionalProperties": False}
+    assert sum(_walk_and_compare(inside, vocab, seed, 40, tuning) for seed in range(6)) > 0
+    assert len(store.walks) == len(kept) and all(store.walks.get(p) is walked for p, walked in kept.items())
+    assert store.table.automaton.n_states == states
+
+
+def test_a_pattern_over_the_budget_only_beside_others_is_passed_in_a_fresh_automaton():
+    """The shared automaton's budget spent on other patterns' states does not refuse a pattern
+    that fits alone; one that does not fit alone is refused (None)."""
+    vocab = _vocabulary(POOL)
+    first, second, too_big = parse(rb"a{0,8}"), parse(rb"(?:ab){0,4}"), parse(rb"[a-c0 .]{0,40}")
+    alone = []
+    for pattern in (first, second):
+        store = PatternPasses(vocab.trie, 1000, DEFAULT_LIMITS, Tuning())
+        alone.append((store.walked(pattern), store.table.automaton.n_states))
+    budget = max(n for _, n in alone) + 1
+    assert alone[0][1] + alone[1][1] > budget
+    store = PatternPasses(vocab.trie, budget, DEFAULT_LIMITS, Tuning())
+    walked = [store.walked(pattern) for pattern in (first, second)]
+    assert walked[1] is not None and walked[1].automaton is not walked[0].automaton
+    for (expected, _), found in zip(alone, walked):
+        assert np.array_equal(found.allowed, expected.allowed)
+        assert np.array_equal(found.after > 0, expected.after > 0)
+    assert store.walked(too_big) is None
+    bounded = PatternPasses(vocab.trie, 1000, DEFAULT_LIMITS, Tuning(shared_pattern_states=0))
+    walked = [bounded.walked(pattern) for pattern in (first, second)]
+    assert walked[1].automaton is not walked[0].automaton and len(bounded.walks) == 1  # (past the states kept)
 
 
 @pytest.mark.parametrize("schema,text", [
@@ -168,7 +214,7 @@ def test_counted_masks_equal_the_walk_for_random_patterns(pattern, lengths, pick
     except ValueError:
         return  # (a pattern whose strings no bound allows)
     tuning = Tuning(counted_checked_tokens=seed % 2 * 100, counted_exact_tokens=seed % 3 * 8,
-                    counted_repeat_cap=seed % 4)
+                    counted_repeat_cap=seed % 4, shared_pattern_states=seed % 5 * 5)
     _walk_and_compare(schema, _vocabulary(tokens), seed, 30, tuning)
 
 

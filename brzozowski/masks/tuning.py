@@ -85,6 +85,10 @@ class Tuning:
     """Per vocabulary: how many (string state, character bound) bitmasks are kept (schemas repeat a few maxLength values)."""
     counted_masks_bytes: int = 8 * 1024 * 1024
     """Per index, each of the counted strings' caches (twins' masks; a pattern's pass over the trie: its state after every token and the mask it gives): entries per pattern state, which recurs at every count; as the past-the-quote masks' budget."""
+    shared_pattern_states: int = 20_000
+    """Shared by the indexes of one vocabulary and tuning: the automaton of the patterns met, whose passes over the trie every index shares (`brzozowski.json.masks.passes`), starts afresh past this many states: the process keeps its table (1 KiB a state) whatever schemas come and go."""
+    shared_pattern_bytes: int = 32 * 1024 * 1024
+    """Shared likewise: the memory of the pattern passes (five bytes a token each: some thirty patterns over a 200,000-token vocabulary)."""
     counted_repeat_cap: int = 2
     """A counted string's pattern forgets its repeat counts over this many in the sandwich its masks are read from (`brzozowski.automata.sandwich`): a token seldom reads more repetitions of a word than this."""
     counted_checked_tokens: int = 128

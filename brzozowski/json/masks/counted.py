@@ -22,8 +22,9 @@ string's lower bound met (``C{0,h}``):
 - t that stays inside, ``h - B < c_t <= h``, allowed by U: allowed iff ``c_t + n <= h`` for n the
   fewest characters X needs after t to end (`fewest_repeats`; a character t leaves begun is
   finished first, `fewest_repeats_after`), X's state after t read on its derivatives or, for many
-  tokens, in one pass of X's own automaton over the trie (kept per X: a string near its bound
-  meets the same X at every count). A token whose n the search does not find is read on T's own
+  tokens, in one pass of X's own automaton over the trie (kept per X and shared by every index
+  of the vocabulary, `brzozowski.json.masks.passes`: a string near its bound meets the same X at
+  every count, and other schemas meet the same patterns). A token whose n the search does not find is read on T's own
   derivatives, while few (`Tuning.counted_exact_tokens`; else the state is
   walked).
 
@@ -37,8 +38,8 @@ read off its leaf tables; a pattern's is the mask of ``X "Σ*``, less the tokens
 quote whose rest R refuses (`brzozowski.json.masks.past.PastTheQuote`). ``X "Σ*`` needs no walk of
 its own: a token lives in it iff X lives after the token, or X accepts just before one of its
 quotes (anything may follow), so the pass of X's own automaton over the trie that gives X's state
-after every token gives this mask too (in a shadow automaton of the patterns met, never the
-index's own: its states know nothing of R, so every string of the pattern shares them). A pattern
+after every token gives this mask too (in an automaton of the patterns met, never the index's
+own: its states know nothing of R, so every string of the pattern shares them). A pattern
 that counts (``(\\S+\\s+){0,49}\\S+`` is a new state at every word) reads it off its sandwich
 (`brzozowski.automata.sandwich`: the tight side's tokens, and the few between the sides checked
 on X's derivatives) instead. A term whose X holds an intersection, a complement or a leaf over a
@@ -48,7 +49,6 @@ term has no completion bound; it, and a string before its lower bound, is walked
 from __future__ import annotations
 
 import weakref
-from typing import NamedTuple
 
 import numpy as np
 
@@ -66,31 +66,17 @@ from ...masks.moves import live_term
 from ...masks.tokenset import Form, TokenSet
 from ...masks.walk import Walker
 from ...vocab.vocabulary import distinct
-from ...automata.codes import TransitionTable
-from ..string_masks import (CharsToEnd, chars_to_end, codes_from, quote_suffixes, recognize_counted,
-                            rest_of_character, string_automaton, string_tables)
+from ..string_masks import (CharsToEnd, chars_to_end, recognize_counted, rest_of_character, string_automaton,
+                            string_tables)
 from ..strings import ANY_CHAR
 from .leaves import Leaves
+from .passes import Walked, pattern_passes
 
 __all__ = ["CountedStrings"]
 
 _QUOTE = byte(0x22)
 _ANYTHING = star(byte_set(ALL_BYTES))
 _BODY = string_automaton().body
-
-
-class Walked(NamedTuple):
-    """One pass of a pattern X's automaton over the trie (`CountedStrings._walked`)."""
-
-    after: np.ndarray
-    """Per token: 1 + the state X reaches after it (0: X refuses it)."""
-    allowed: np.ndarray
-    """Per token: whether ``X "Σ*`` allows it."""
-
-    @property
-    def nbytes(self) -> int:
-        """The weight of a pass in `CountedStrings.walks`."""
-        return self.after.nbytes + self.allowed.nbytes
 
 
 class CountedStrings:
@@ -104,10 +90,8 @@ class CountedStrings:
         tuning = walker.tuning
         self.recognized = BoundedCache(tuning.index_memo_entries)  # term -> `counted` (or None)
         self.twin_masks = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # twin -> bool mask
-        self.walks = BoundedCache(tuning.counted_masks_bytes, BY_NBYTES)  # X -> Walked
         self.wide_sandwiches = BoundedCache(tuning.index_memo_entries)  # (tight, loose) -> True: too many between
         self.shadow: Walker | None = None  # walks over the twins' own automaton
-        self.patterns: TransitionTable | None = None  # the patterns' (and their sides') own automaton
 
     def try_mask(self, state: int, term: Term | None, form: Form) -> TokenSet | None:
         if term is None or self.walker.expansion != "auto":
@@ -208,41 +192,17 @@ class CountedStrings:
             return None
         width = int(ends.max(initial=0)) + 1
         pairs, keys = distinct(walked.after[tokens].astype(np.int64) * width + ends)
-        term = self.patterns.automaton.term
+        term = walked.automaton.term
         fewest = [self._fewest(term(int(p) // width - 1) if p >= width else EMPTY, int(p) % width, ending)
                   for p in pairs.tolist()]
         return np.array(fewest, dtype=np.int32)[keys]
 
     def _walked(self, pattern: Term) -> Walked | None:
-        """One pass of the pattern automaton (a shadow `LazyDFA` over the patterns met) over the
-        trie from the state of `pattern`, kept per pattern (`Walked`); None past that automaton's
-        state budget. The tokens ``X "Σ*`` allows need no walk of their own: a token lives iff X
-        lives after it, or X accepts just before one of its quotes (then anything may follow;
-        `quote_suffixes` lists every quote of every token)."""
-        found = self.walks.get(pattern)
-        if found is not None:
-            return found
-        try:
-            if self.patterns is None:
-                automaton = self.walker.automaton
-                dfa = LazyDFA(pattern, max_states=automaton.max_states, limits=automaton.limits)
-                self.patterns, state = TransitionTable(dfa), dfa.start
-            else:
-                state = self.patterns.automaton.state_of(pattern)
-            trie = self.walker.trie
-            codes = codes_from(trie, self.patterns, state, tuning=self.walker.tuning)
-        except StateBudgetError:
-            return None
-        after = (codes.take(trie.token_node) >> self.patterns.shift).astype(np.int32)
-        quotes = quote_suffixes(trie)
-        before = codes.take(trie.parent.take(quotes.quote_node)) >> self.patterns.shift  # (1 + X's state)
-        states, keys = distinct(before)
-        accepts = np.array([s > 0 and self.patterns.automaton.is_accepting(s - 1) for s in states.tolist()], dtype=bool)
-        allowed = after > 0
-        allowed[quotes.quote_token[accepts[keys]]] = True
-        for array in (after, allowed):
-            array.setflags(write=False)
-        return self.walks.put(pattern, Walked(after, allowed))
+        """The pass of the pattern's automaton over the trie from `pattern` (`Walked`, shared by
+        every index of the vocabulary: `brzozowski.json.masks.passes`); None past the state budget."""
+        automaton = self.walker.automaton
+        return pattern_passes(self.walker.trie, automaton.max_states, automaton.limits,
+                              self.walker.tuning).walked(pattern)
 
     def counted(self, term: Term) -> tuple[Term, Term, Term, Term, int, int, int] | None:
         """(the twin U, X, what ends X's strings (ε, or the closing quote when X holds it), R (what
@@ -283,10 +243,9 @@ class CountedStrings:
         return None
 
     def twin_mask(self, twin: Term, pattern: Term, rest: Term, r: int) -> np.ndarray | None:
-        """The tokens the twin ``X "R`` allows (a read-only bool array; cached); None if the shadow
+        """The tokens the twin ``X "R`` allows (a read-only bool array; cached); None if X's
         automaton is over its state budget. A format's table leaf: its tables. A pattern: the
-        tokens ``X "Σ*`` allows (walked in the shadow automaton, whose states then know nothing of
-        R: every string of the pattern shares them) that stay inside the string or whose rest after
+        tokens ``X "Σ*`` allows (X's pass, `_walked`, or its sandwich) that stay inside the string or whose rest after
         the closing quote lives from R (`PastTheQuote`); exact, since X holds only whole
         characters, so the quote that closes the string is the first X can read."""
         found = self.twin_masks.get(twin)
