@@ -84,9 +84,9 @@ class Tuning:
     count_bounds: int = 64
     """Per vocabulary: how many (string state, character bound) bitmasks are kept (schemas repeat a few maxLength values)."""
     counted_masks_bytes: int = 8 * 1024 * 1024
-    """Per index, each of the counted strings' caches (twins' masks; a pattern's pass over the trie: its state after every token and the mask it gives): entries per pattern state, which recurs at every count; as the past-the-quote masks' budget."""
+    """Per index, the counted strings' cache of twins' masks: entries per pattern state, which recurs at every count; as the past-the-quote masks' budget."""
     shared_pattern_states: int = 20_000
-    """Shared by the indexes of one vocabulary and tuning: the automaton of the patterns met, whose passes over the trie every index shares (`brzozowski.json.masks.passes`), starts afresh past this many states: the process keeps its table (1 KiB a state) whatever schemas come and go."""
+    """Shared by the indexes of one vocabulary and tuning: the automaton of the patterns met, whose passes over the trie every index shares (`brzozowski.json.masks.passes`), starts afresh past this many states. It bounds what the process keeps whatever schemas come and go (a table row is 1 KiB, the table's capacity at most twice its states), far above the tens of states one pattern's pass meets."""
     shared_pattern_bytes: int = 32 * 1024 * 1024
     """Shared likewise: the memory of the pattern passes (five bytes a token each: some thirty patterns over a 200,000-token vocabulary)."""
     counted_repeat_cap: int = 2
