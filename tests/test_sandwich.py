@@ -5,7 +5,9 @@ against the plain walk (`tests/test_counted_masks.py` runs the same masks under 
 
 from __future__ import annotations
 
+import gc
 import re
+import weakref
 
 import pytest
 from hypothesis import given, settings
@@ -70,6 +72,32 @@ def test_tight_inside_the_term_inside_loose(pattern, cap, strings):
 ])
 def test_idle_counts_by_hand(pattern, n, unbounded):
     assert unbounded_within(parse(pattern), n, shortest) is parse(unbounded)
+
+
+@pytest.mark.parametrize("pattern,n", [("x(?:qz){0,3}w", 100), ("x(?:qz){0,9}w", 4)])
+def test_unbounded_within_keeps_no_term_alive(pattern, n):
+    """Its memo is weak by term: a term dies with its last reference, whether its counts stayed
+    bounded (its result is itself) or were unbounded, and so does every term inside it."""
+    term = parse(pattern)
+    result = unbounded_within(term, n, shortest)
+    assert (result is term) == (n == 100)
+    refs = [weakref.ref(term), weakref.ref(term.children[1])]
+    del term, result
+    gc.collect()
+    assert [ref() for ref in refs] == [None, None]
+
+
+@pytest.mark.parametrize("pattern,cap", [("x(?:qz){2}w", 1), ("x(?:qz){0,9}w", 2)])
+def test_repeat_sandwich_keeps_no_term_alive(pattern, cap):
+    """The same for the sandwiches, a side that is the term itself included (``(qz){2}`` under
+    cap 1 is its own tight side)."""
+    term = parse(pattern)
+    tight, loose = repeat_sandwich(term, cap)
+    assert tight is not loose
+    refs = [weakref.ref(term), weakref.ref(term.children[1]), weakref.ref(tight)]
+    del term, tight, loose
+    gc.collect()
+    assert [ref() for ref in refs] == [None, None, None]
 
 
 @settings(max_examples=200, deadline=None)

@@ -44,9 +44,10 @@ __all__ = ["repeat_sandwich", "unbounded_within"]
 _NO_SANDWICH = (None, None)
 _SANDWICHES: weakref.WeakKeyDictionary[Term, dict[int, tuple[Term, Term] | tuple[None, None]]] = (
     weakref.WeakKeyDictionary())
-"""term -> {cap: its (tight, loose), or `_NO_SANDWICH` when both are the term itself}; an entry lives as
-long as its term (the states of a pattern share their subterms: each new state rebuilds its own
-few nodes)."""
+"""term -> {cap: its (tight, loose), a side that is the term itself written None, or
+`_NO_SANDWICH` when no repeat inside is over the cap}; an entry lives as long as its term (the
+states of a pattern share their subterms: each new state rebuilds its own few nodes). A value
+never holds its key: a term holds only smaller terms, and the term itself is written None."""
 
 
 def repeat_sandwich(term: Term, cap: int) -> tuple[Term, Term] | None:
@@ -56,9 +57,11 @@ def repeat_sandwich(term: Term, cap: int) -> tuple[Term, Term] | None:
     for t in _children_first(term, lambda t: cap in _SANDWICHES.get(t, ())):
         if t.kind == K_COMPL:
             return None
-        _SANDWICHES.setdefault(t, {})[cap] = _rebuilt(t, cap)
-    found = _SANDWICHES[term][cap]
-    return None if found is _NO_SANDWICH else found
+        sides = _rebuilt(t, cap)
+        if sides is not _NO_SANDWICH:
+            sides = (None if sides[0] is t else sides[0], None if sides[1] is t else sides[1])
+        _SANDWICHES.setdefault(t, {})[cap] = sides
+    return None if _SANDWICHES[term][cap] is _NO_SANDWICH else _sides(term, cap)
 
 
 def _children_first(term: Term, known: Callable[[Term], bool]) -> Iterator[Term]:
@@ -81,8 +84,8 @@ def _children_first(term: Term, known: Callable[[Term], bool]) -> Iterator[Term]
 
 
 def _sides(t: Term, cap: int) -> tuple[Term, Term]:
-    found = _SANDWICHES[t][cap]
-    return (t, t) if found is _NO_SANDWICH else found
+    tight, loose = _SANDWICHES[t][cap]
+    return tight or t, loose or t
 
 
 def _rebuilt(t: Term, cap: int) -> tuple[Term, Term] | tuple[None, None]:
@@ -107,9 +110,10 @@ def _rebuilt(t: Term, cap: int) -> tuple[Term, Term] | tuple[None, None]:
     return repeat(tight[0], t.lo, t.hi), repeat(loose[0], t.lo, t.hi)
 
 
-_UNBOUNDED: weakref.WeakKeyDictionary[Term, dict[tuple, Term]] = weakref.WeakKeyDictionary()
-"""term -> {(n, shortest): `unbounded_within`'s term}, for a term that holds a bounded repeat; an
-entry lives as long as its term."""
+_UNBOUNDED: weakref.WeakKeyDictionary[Term, dict[tuple, Term | None]] = weakref.WeakKeyDictionary()
+"""term -> {(n, shortest): `unbounded_within`'s term, None for the term itself}, for a term that
+holds a bounded repeat; an entry lives as long as its term (a value never holds its key: a term
+holds only smaller terms, and the term itself is written None)."""
 _COUNTS: weakref.WeakKeyDictionary[Term, bool] = weakref.WeakKeyDictionary()
 """term -> whether it holds a bounded repeat (read once per term, whatever n)."""
 
@@ -121,7 +125,8 @@ def unbounded_within(term: Term, n: int, shortest: Callable[[Term], int | None])
     repeat only, each node's result memoized per (n, shortest)."""
     key = (n, shortest)
     for t in _children_first(term, lambda t: _unbounded_of(t, key) is not None):
-        _UNBOUNDED.setdefault(t, {})[key] = _unbounded(t, key)
+        result = _unbounded(t, key)
+        _UNBOUNDED.setdefault(t, {})[key] = None if result is t else result
     return _unbounded_of(term, key)
 
 
@@ -129,7 +134,10 @@ def _unbounded_of(t: Term, key: tuple) -> Term | None:
     """`unbounded_within` of `t` if known (`t` itself when it holds no bounded repeat), else None."""
     if not _counts(t):
         return t
-    return _UNBOUNDED.get(t, {}).get(key)
+    known = _UNBOUNDED.get(t)
+    if known is None or key not in known:
+        return None
+    return known[key] or t
 
 
 def _counts(term: Term) -> bool:
