@@ -557,6 +557,34 @@ def test_a_row_that_adds_no_state_still_checks_the_deadline():
         after_the_deadline(remove_dead_states, accept, columns)
 
 
+def test_compile_json_schema_bounds_the_automatons_start_and_hands_it_the_limits(monkeypatch):
+    """The automaton is built under the compile's deadline (its start counts every position of the
+    term: `positions` checks the deadline too), and keeps the caller's limits, which its masks and
+    advances read (``mask_seconds``)."""
+    import brzozowski.json.compiler.driver as driver
+    from brzozowski import compile_json_schema
+    from brzozowski.automata.lazy import positions
+    from brzozowski.budget import Limits, _CURRENT
+
+    limits = Limits(compile_seconds=30.0, mask_seconds=7.0)
+    seen = []
+
+    class Recording(LazyDFA):
+        def __init__(self, *arguments, **options):
+            seen.append(_CURRENT.get())
+            super().__init__(*arguments, **options)
+
+    monkeypatch.setattr(driver, "LazyDFA", Recording)
+    automaton = compile_json_schema({"type": "string"}, limits=limits)
+    assert automaton.limits is limits
+    assert seen[0] is not None and seen[0][1:3] == ("compile_seconds", 30.0)
+    term = parse("(?:" + "|".join(f"w{i}x" for i in range(2000)) + ")")
+    with pytest.raises(TimeBudgetError, match="compile_seconds"):
+        with within(1e-6, "compile_seconds"):
+            time.sleep(0.002)
+            positions(term)
+
+
 def test_an_emptiness_search_obeys_the_deadline():
     """``~(.*a.{15}) & .*a.{15}`` is empty, which only a search of its 2^16 derivatives shows."""
     term = compl(parse(".*a.{15}")) & parse("[ab]*a[ab]{15}")

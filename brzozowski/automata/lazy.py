@@ -96,6 +96,11 @@ state at the end (a token: o200k_base's longest is 128 bytes); bytes before them
 state, each state counted against the state budget."""
 
 
+_TERMS_PER_CHECK = 1024
+"""`positions` checks the deadline once per this many terms counted: a schema's term holds hundreds
+of thousands, and one check costs about as much as counting a few."""
+
+
 def positions(term: Term) -> int:
     """How many byte sets the syntax tree of `term` holds, a repeat's body counted once (shared
     subterms counted at each use). Without repeats, no derivative is an alternation of more than
@@ -112,6 +117,8 @@ def positions(term: Term) -> int:
         if t in counts:
             stack.pop()
             continue
+        if not len(counts) % _TERMS_PER_CHECK:
+            check_deadline()
         pending = [child for child in t.children if child not in counts]
         if pending:
             stack.extend(pending)

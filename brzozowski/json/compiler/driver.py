@@ -149,12 +149,16 @@ def compile_json_schema(schema: Any, *, separators: tuple[str, str] = (",", ":")
     """A lazy DFA of the JSON documents `schema` allows (see the module doc for the options).
 
     Raises `SchemaError` listing every refused keyword with its JSON pointer, and a `BudgetError`
-    where `limits` (`brzozowski.budget.Limits`) refuse the schema's size or the compile's time.
+    where `limits` (`brzozowski.budget.Limits`) refuse the schema's size or the compile's time:
+    ``compile_seconds`` bounds the term and the automaton's start together. The automaton keeps
+    `limits` (its masks and advances read ``mask_seconds`` there).
     `schema` may also be a Pydantic model or an OpenAI ``response_format``
     (`brzozowski.json.user_schemas.as_json_schema`).
     """
-    term = json_schema_term(as_json_schema(schema), separators=separators, any_whitespace=any_whitespace,
-                            closed_objects=closed_objects, unknown_keywords=unknown_keywords,
-                            max_depth=max_depth, unique_keys=unique_keys, property_order=property_order,
-                            max_states=max_states, notes=notes, limits=limits)
-    return LazyDFA(term, max_states=max_states)
+    seconds = limits.compile_seconds if isinstance(limits, Limits) else None  # (else refused below, named)
+    with within(seconds, "compile_seconds", where="(root)"):
+        term = json_schema_term(as_json_schema(schema), separators=separators, any_whitespace=any_whitespace,
+                                closed_objects=closed_objects, unknown_keywords=unknown_keywords,
+                                max_depth=max_depth, unique_keys=unique_keys, property_order=property_order,
+                                max_states=max_states, notes=notes, limits=limits)
+        return LazyDFA(term, max_states=max_states, limits=limits)
