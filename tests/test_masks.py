@@ -559,7 +559,8 @@ def test_distinct_and_stable_order_are_numpys(values, top):
 @settings(max_examples=40, deadline=None)
 @given(vocab=vocabularies, classes=st.binary(min_size=256, max_size=256))
 def test_class_trie_merges_exactly_the_tokens_with_equal_class_strings(vocab, classes):
-    """The oracle: map each token's bytes to its class string in plain Python and compare."""
+    """The oracle: map each token's bytes to its class string in plain Python and compare. The
+    tokens listed at each node (sorted by the build's own step) are those ending there, by id."""
     trie = VocabTrie(vocab)
     _, class_of_byte = np.unique([c % 4 for c in classes], return_inverse=True)
     merged = class_trie(trie, class_of_byte)
@@ -573,6 +574,9 @@ def test_class_trie_merges_exactly_the_tokens_with_equal_class_strings(vocab, cl
                 assert (nodes[i] == nodes[j]) == (a == b)
         if not a:
             assert nodes[i] == merged.n_nodes  # never allowed
+    for node in range(merged.n_nodes + 1):  # (the sentinel's list is empty)
+        ids, _ = merged.tokens_at(np.array([node]))
+        assert ids.tolist() == [t for t, at in enumerate(nodes) if at == node < merged.n_nodes]
 
 
 @settings(max_examples=40, deadline=None)

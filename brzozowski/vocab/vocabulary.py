@@ -115,7 +115,7 @@ class TokenTrie:
     """
 
     def __init__(self, vocab_size: int, level_start: list[int], parent: np.ndarray,
-                 byte: np.ndarray, token_node: np.ndarray) -> None:
+                 byte: np.ndarray, token_node: np.ndarray, token_ids: np.ndarray | None = None) -> None:
         self.vocab_size = vocab_size
         self.n_nodes = n = level_start[-1]
         self.depth = depth = len(level_start) - 2
@@ -126,10 +126,9 @@ class TokenTrie:
         self.child_count = np.bincount(self.parent[1:], minlength=n + 1)
         self.child_lo = np.cumsum(self.child_count) - self.child_count + 1
         self.token_node = token_node.astype(np.intp, copy=False)
-        real = np.flatnonzero(self.token_node < n)
-        order = stable_order(self.token_node[real])
-        self.token_ids = real[order]  # tokens sorted by node (then id)
-        counts = np.bincount(self.token_node[real], minlength=n + 1)
+        self.token_ids = tokens_by_node(self.token_node, n) if token_ids is None else token_ids
+        counts = np.bincount(self.token_node, minlength=n + 1)
+        counts[n] = 0  # (the tokens at the sentinel: never allowed, listed nowhere)
         self.token_lo = np.concatenate(([0], np.cumsum(counts)))
         self.token_count = counts
         for array in (self.level_start, self.parent, self.byte, self.child_lo, self.child_count,
@@ -313,7 +312,7 @@ def merged_classes(trie: TokenTrie, class_of_byte: np.ndarray,
 
 class ClassTrieBuild:
     """`merged_classes` a few levels at a time: each `advance` merges levels until it has read at
-    least the nodes it is given, and the two calls after the last level build the `TokenTrie`,
+    least the nodes it is given, and the three calls after the last level build the `TokenTrie`,
     so that a walker can spread a build over several mask steps instead of stopping one for all
     of it; `result` once done."""
 
@@ -331,20 +330,24 @@ class ClassTrieBuild:
         self.kept = np.zeros(1, dtype=np.intp)  # the nodes of the level above that were kept
         self.depth: int | None = 1  # the next level to merge (None: every level is merged)
         self.arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # the trie's, once merged
+        self.token_ids: np.ndarray | None = None  # its tokens sorted by node, next
         self.result: tuple[TokenTrie, np.ndarray] | None = None
 
     def advance(self, most_nodes: int) -> None:
         """Merge levels until at least `most_nodes` nodes were read (a level reads at least
-        `LEVEL_NODES`); once every level is merged, the next call lays out the trie's arrays and
-        the one after builds it (`result`)."""
+        `LEVEL_NODES`); once every level is merged, the next call lays out the trie's arrays, the
+        one after sorts its tokens by node, and the third builds it (`result`): the trie's build
+        at once in three parts of about the same work."""
         trie = self.trie
         if self.depth is None:
             if self.arrays is None:
                 merged, level_start = self.merged, self.level_start
                 merged[merged < 0] = level_start[-1]  # the sentinel: for the left-out nodes and trie's own
                 self.arrays = np.concatenate(self.parents), np.concatenate(self.labels), merged[trie.token_node]
+            elif self.token_ids is None:
+                self.token_ids = tokens_by_node(self.arrays[2], self.level_start[-1])
             elif self.result is None:
-                self.result = TokenTrie(trie.vocab_size, self.level_start, *self.arrays), self.merged
+                self.result = TokenTrie(trie.vocab_size, self.level_start, *self.arrays, self.token_ids), self.merged
             return
         read = 0
         while read < most_nodes:
@@ -378,6 +381,13 @@ class ClassTrieBuild:
         self.labels.append(self.lowest[values % n_classes])
         level_start.append(level_start[-1] + len(values))
         return True
+
+
+def tokens_by_node(token_node: np.ndarray, n_nodes: int) -> np.ndarray:
+    """A `TokenTrie`'s ``token_ids``: the tokens sorted by the node they end at, then by id (a
+    token at the sentinel `n_nodes` left out)."""
+    real = np.flatnonzero(token_node < n_nodes)
+    return real[stable_order(token_node[real])]
 
 
 def stable_order(keys: np.ndarray) -> np.ndarray:
