@@ -117,14 +117,14 @@ def positions(term: Term) -> int:
         if t in counts:
             stack.pop()
             continue
-        if not len(counts) % _TERMS_PER_CHECK:
-            check_deadline()
         pending = [child for child in t.children if child not in counts]
         if pending:
             stack.extend(pending)
             continue
         stack.pop()
         counts[t] = (t.kind == K_BYTES) + sum(counts[child] for child in t.children)
+        if not len(counts) % _TERMS_PER_CHECK:
+            check_deadline()
     return counts[term]
 
 

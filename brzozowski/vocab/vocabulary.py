@@ -336,8 +336,8 @@ class ClassTrieBuild:
     def advance(self, most_nodes: int) -> None:
         """Merge levels until at least `most_nodes` nodes were read (a level reads at least
         `LEVEL_NODES`); once every level is merged, the next call lays out the trie's arrays, the
-        one after sorts its tokens by node, and the third builds it (`result`): the trie's build
-        at once in three parts of about the same work."""
+        one after sorts its tokens by node, and the third builds it (`result`): three parts of
+        about the same work, none of them the whole build."""
         trie = self.trie
         if self.depth is None:
             if self.arrays is None:

@@ -24,9 +24,9 @@ string's lower bound met (``C{0,h}``):
   finished first, `fewest_repeats_after`), X's state after t read on its derivatives or, for many
   tokens, in one pass of X's own automaton over the trie (kept per X and shared by every index
   of the vocabulary, `brzozowski.json.masks.passes`: a string near its bound meets the same X at
-  every count, and other schemas meet the same patterns). A token whose n the search does not find is read on T's own
-  derivatives, while few (`Tuning.counted_exact_tokens`; else the state is
-  walked).
+  every count, and other schemas meet the same patterns). A token whose n the search does not
+  find is read on T's own derivatives, while few (`Tuning.counted_exact_tokens`; else the state
+  is walked).
 
 A pattern that counts characters of one class, ``C{0,k}``, is read as ``C*`` under the lesser of
 k and h (`CountedStrings.counted`): the same language, one twin for every count of both. So is a
@@ -245,9 +245,9 @@ class CountedStrings:
     def twin_mask(self, twin: Term, pattern: Term, rest: Term, r: int) -> np.ndarray | None:
         """The tokens the twin ``X "R`` allows (a read-only bool array; cached); None if X's
         automaton is over its state budget. A format's table leaf: its tables. A pattern: the
-        tokens ``X "Σ*`` allows (X's pass, `_walked`, or its sandwich) that stay inside the string or whose rest after
-        the closing quote lives from R (`PastTheQuote`); exact, since X holds only whole
-        characters, so the quote that closes the string is the first X can read."""
+        tokens ``X "Σ*`` allows (X's pass, `_walked`, or its sandwich) that stay inside the
+        string or whose rest after the closing quote lives from R (`PastTheQuote`); exact, since X
+        holds only whole characters, so the quote that closes the string is the first X can read."""
         found = self.twin_masks.get(twin)
         if found is not None:
             return found
