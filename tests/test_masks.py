@@ -29,7 +29,10 @@ from brzozowski.errors import InputTypeError, MaskError, StateError, TokenError,
 from brzozowski.json.masks.words import plain_words as _plain_words
 from brzozowski.masks.index import TokenIndex
 from brzozowski.masks.tuning import Tuning
+from brzozowski.core.derivatives import derivative_of_string
+from brzozowski.core.syntax import parse
 from brzozowski.core.terms import EMPTY as EMPTY_TERM
+from brzozowski.core.terms import alt, concat
 from brzozowski.vocab.vocabulary import (VocabTrie, Vocabulary, class_trie, distinct, merged_classes, stable_order,
                                          vocab_trie)
 
@@ -1907,3 +1910,26 @@ def test_an_index_takes_its_tuning_and_every_tuning_gives_the_same_masks():
             assert np.array_equal(index.bitmask(state), packed(want)), (tuning, state)
     with pytest.raises(InputTypeError, match="Tuning"):
         TokenIndex(lazy, vocab, eos_id=0, tuning={"few_tokens": 1})
+
+
+_words = st.text(alphabet="abc0", min_size=1, max_size=3)
+_grouped = st.tuples(st.lists(_words, min_size=2, max_size=3), patterns).map(lambda p: f"({'|'.join(p[0])}){p[1]}")
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(options=st.lists(st.one_of(_words, _grouped, patterns), min_size=2, max_size=4),
+       then=st.lists(st.one_of(_words, patterns), min_size=0, max_size=2),
+       vocab=st.lists(st.text(alphabet="abc0.", min_size=1, max_size=5).map(str.encode), min_size=1, max_size=40))
+def test_read_below_finds_exactly_the_tokens_that_leave_the_term_alive(options, then, vocab):
+    """`Walker.read_below` reads ``(o₁|…|oₖ)·T`` option by option: a byte string along its path, T
+    below the path's end; another option walked alone, T read below each node where it ends (no
+    ``∂w oᵢ·T`` built); an option that is itself options with a tail, that tail then T. Its nodes
+    hold exactly the tokens w with ``∂w`` of the term not ∅."""
+    term = concat(alt(*[parse(option) for option in options]), *[parse(part) for part in then])
+    vocab = [*vocab, None]
+    index = TokenIndex(LazyDFA(term), vocab, eos_id=len(vocab) - 1)
+    walker = index.walker
+    found = walker.read_below(*walker.trie.python_view(), 0, term)
+    got = set(walker.trie.tokens_at(np.array(found, dtype=np.intp))[0].tolist()) if found else set()
+    assert got == {t for t, data in enumerate(vocab[:-1])
+                   if derivative_of_string(term, data) is not EMPTY_TERM}, (options, then)

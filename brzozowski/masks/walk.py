@@ -348,10 +348,15 @@ class Walker:
             self.walked_trie = merged
 
     def below(self, labels: bytes, child_lo: Sequence[int], child_count: Sequence[int], node: int,
-              state: int | Term, budget: int | None = None) -> list[int] | None:
+              state: int | Term, budget: int | None = None, then: Term | None = None,
+              todo: list | None = None) -> list[int] | None:
         """The nodes below `node` (of a trie laid out as ``python_view``) whose bytes lead from
         `state` to a live state, by a walk in Python; None once it looked at more children than
-        `budget` (if given)."""
+        `budget` (if given). With `then`, `state` is a term without ``&`` or ``~`` that `then` (one
+        without them either) follows: the walk derives `state`'s term alone, and each node with
+        children where it ends (is nullable) goes to `todo` with `then`, for the caller to read
+        `then` below it (``∂w(X·T)`` is ``∂wX·T`` and ``∂v T`` for each split ``w = uv`` with
+        u in X: no ``∂wX·T`` is built)."""
         reached: list[int] = []
         nodes, states = [node], [state]
         work = 0
@@ -363,6 +368,8 @@ class Walker:
             for node, s in zip(nodes, states):
                 count = child_count[node]
                 if count:
+                    if then is not None and s.nullable:
+                        todo.append((node, then, None))
                     work += expand_below(s, child_lo[node], count, labels, child_count, next_nodes, next_states)
             if budget is not None and work > budget:
                 return None
@@ -375,27 +382,30 @@ class Walker:
         """`below` for a term, option by option (`options_of`): an option that begins with a byte
         string is read along the string's path, one node per byte (a prefix leaves the string's
         rest, a live term), and what follows below the path's end the same way; another option
-        is walked alone (`below`, within what is left of `budget`). A token lives iff one option
-        lets it, so the options' nodes together are the term's (no union of derivatives built).
+        is walked alone (`below`, within what is left of `budget`), what follows it read below
+        each node where it ends. A token lives iff one option lets it, so the options' nodes
+        together are the term's (no union of derivatives built; a node may be listed twice).
         None once over budget."""
         found: list[int] = []
-        todo = [(node, term)]
+        todo: list[tuple[int, Term, Term | None]] = [(node, term, None)]  # (node, term, what follows it)
         while todo:
             check_deadline()
-            node, term = todo.pop()
+            node, term, then = todo.pop()
             found_options = options_of(term)
             if found_options is None:
-                reached = self.below(labels, child_lo, child_count, node, term, budget)
+                reached = self.below(labels, child_lo, child_count, node, term, budget, then, todo)
                 if reached is None:
                     return None
                 if budget is not None:
                     budget -= len(reached)
                 found += reached
                 continue
-            options, then = found_options
+            options, inner = found_options
+            if inner is not None:
+                then = inner if then is None else concat(inner, then)
             for option in options:
                 if not is_word(option):
-                    todo.append((node, option if then is None else concat(option, then)))
+                    todo.append((node, option, then))
                     continue
                 at, rest = node, option
                 while True:
@@ -408,8 +418,11 @@ class Walker:
                         break
                     found.append(at)
                     rest = tail
-                if at >= 0 and child_count[at] and (rest is not EPSILON or then is not None):
-                    todo.append((at, rest if then is None else then if rest is EPSILON else concat(rest, then)))
+                if at >= 0 and child_count[at]:
+                    if rest is not EPSILON:
+                        todo.append((at, rest, then))
+                    elif then is not None:
+                        todo.append((at, then, None))
         return found
 
     def literal_tokens(self, term: Term) -> TokenSet | None:
