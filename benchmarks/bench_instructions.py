@@ -3,14 +3,20 @@ measure that does not move with the machine's load (CPU time on a shared machine
 1.4x between runs of the same code; these counts move by ~0.05%).
 
     PYTHONPATH=<tree> python benchmarks/bench_instructions.py [--corpus DIR] [--phase steps|first|lockstep]
+                                                               [--engine ours|ours-strict]
 
 Every schema of the corpus with a document is compiled (`bench_corpus.OURS_OPTIONS`) and its first
 bitmask taken (phase ``first``); then every document is walked, bitmask then advance per token, EOS
-last (phase ``steps``). Only the phase asked for runs under callgrind's instrumentation (started and
-stopped by a two-function shim compiled with ``cc`` against valgrind's ``callgrind.h``); the other
-runs uninstrumented, at a few times native speed. Needs valgrind and a C compiler (not a CPU time
-benchmark: numpy's bulk operations are many cheap instructions, the interpreter's fewer dear ones;
-compare versions with it, not libraries). ~45 s per phase over `benchmarks/corpus/`.
+last (phase ``steps``). ``--engine ours-strict`` compiles through the strict front door instead
+(`bench_corpus`'s secondary column, ``LazyDFA(json_schema_to_regex(schema))``, 40 schemas): a
+version that changed `compile_json_schema`'s language (issue 37's other keys) but not the strict
+regex walks the very same automata there, so that phase compares the mask engines alone (check that
+both versions write the same regexes). Only the phase asked for runs under callgrind's
+instrumentation (started and stopped by a two-function shim compiled with ``cc`` against valgrind's
+``callgrind.h``); the other runs uninstrumented, at a few times native speed. Needs valgrind and a C
+compiler (not a CPU time benchmark: numpy's bulk operations are many cheap instructions, the
+interpreter's fewer dear ones; compare versions with it, not libraries). ~45 s per phase over
+`benchmarks/corpus/`.
 
 Phase ``lockstep`` walks as `bench_corpus` does, each schema compiled, then each step of ours
 followed by llguidance's, under callgrind's cache simulation (L1 32 kB, last level 1 MB: this
@@ -41,7 +47,7 @@ void toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
 CACHES = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,8,64"]
 
 
-def worker(corpus: Path, phase: str, shim: str) -> None:
+def worker(corpus: Path, phase: str, shim: str, engine: str = "ours") -> None:
     """Compile, first-mask and walk the corpus, with callgrind's instrumentation on for `phase`."""
     sys.path.insert(0, str(HERE))
     import bench_corpus as B
@@ -51,7 +57,7 @@ def worker(corpus: Path, phase: str, shim: str) -> None:
     cg = ctypes.CDLL(shim)
     items = [item for item in B.prepare(B.load_corpus(corpus, 0)) if item["tokens"] is not None]
     make, compilers, eos = B._ours_factory()
-    compile_schema = compilers["ours"]
+    compile_schema = compilers[engine]
     Constraint(make(LazyDFA("q"))).bitmask()  # one-time process costs, as bench_corpus
     gc.collect()
     gc.freeze()
@@ -124,10 +130,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=HERE / "corpus")
     parser.add_argument("--phase", choices=["steps", "first", "lockstep"], default="steps")
+    parser.add_argument("--engine", choices=["ours", "ours-strict"], default="ours",
+                        help="the schema front door: compile_json_schema (default) or the strict regex")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.corpus, args.phase, args.worker)
+        worker(args.corpus, args.phase, args.worker, args.engine)
         return
     with tempfile.TemporaryDirectory() as tmp:
         source, shim = Path(tmp) / "shim.c", Path(tmp) / "shim.so"
@@ -139,14 +147,15 @@ def main() -> None:
         simulated = CACHES + ["--collect-atstart=no"] if args.phase == "lockstep" else []
         run = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no", *simulated,
                               f"--callgrind-out-file={tmp}/callgrind.out", sys.executable, __file__,
-                              "--corpus", str(args.corpus), "--phase", args.phase, "--worker", str(shim)],
+                              "--corpus", str(args.corpus), "--phase", args.phase, "--engine", args.engine,
+                              "--worker", str(shim)],
                              capture_output=True, text=True)
         found = re.search(r"Collected : ([\d ]+)", run.stderr)
         if run.returncode or not found:
             raise SystemExit(f"callgrind run failed (exit {run.returncode}): {run.stderr.strip()[-500:]}")
         counts = [int(n) for n in found.group(1).split()]
         if args.phase != "lockstep":
-            print(json.dumps({"phase": args.phase, "instructions": counts[0]}))
+            print(json.dumps({"phase": args.phase, "engine": args.engine, "instructions": counts[0]}))
             return
         events = re.search(r"^events: (.+)$", Path(f"{tmp}/callgrind.out").read_text(), re.M).group(1).split()
         totals = dict(zip(events, counts))
