@@ -348,15 +348,13 @@ class Walker:
             self.walked_trie = merged
 
     def below(self, labels: bytes, child_lo: Sequence[int], child_count: Sequence[int], node: int,
-              state: int | Term, budget: int | None = None, then: Term | None = None,
-              todo: list | None = None) -> list[int] | None:
+              state: int | Term, budget: int | None = None,
+              ends: list[int] | None = None) -> list[int] | None:
         """The nodes below `node` (of a trie laid out as ``python_view``) whose bytes lead from
         `state` to a live state, by a walk in Python; None once it looked at more children than
-        `budget` (if given). With `then`, `state` is a term without ``&`` or ``~`` that `then` (one
-        without them either) follows: the walk derives `state`'s term alone, and each node with
-        children where it ends (is nullable) goes to `todo` with `then`, for the caller to read
-        `then` below it (``∂w(X·T)`` is ``∂wX·T`` and ``∂v T`` for each split ``w = uv`` with
-        u in X: no ``∂wX·T`` is built)."""
+        `budget` (if given). Given `ends`, the nodes with children where `state`'s term is
+        nullable (`node` included) are appended to it: what follows the term is read below them
+        (`read_below`)."""
         reached: list[int] = []
         nodes, states = [node], [state]
         work = 0
@@ -368,8 +366,8 @@ class Walker:
             for node, s in zip(nodes, states):
                 count = child_count[node]
                 if count:
-                    if then is not None and s.nullable:
-                        todo.append((node, then, None))
+                    if ends is not None and s.nullable:
+                        ends.append(node)
                     work += expand_below(s, child_lo[node], count, labels, child_count, next_nodes, next_states)
             if budget is not None and work > budget:
                 return None
@@ -383,7 +381,9 @@ class Walker:
         string is read along the string's path, one node per byte (a prefix leaves the string's
         rest, a live term), and what follows below the path's end the same way; another option
         is walked alone (`below`, within what is left of `budget`), what follows it read below
-        each node where it ends. A token lives iff one option lets it, so the options' nodes
+        each node where it ends: ``∂w(X·T)`` is ``∂wX·T`` and ``∂vT`` for each split ``w = uv``
+        with u in X, so no ``∂wX·T`` is built (exact for X and T without ``&`` or ``~``, the only
+        terms `options_of` splits). A token lives iff one option lets it, so the options' nodes
         together are the term's (no union of derivatives built; a node may be listed twice).
         None once over budget."""
         found: list[int] = []
@@ -393,9 +393,12 @@ class Walker:
             node, term, then = todo.pop()
             found_options = options_of(term)
             if found_options is None:
-                reached = self.below(labels, child_lo, child_count, node, term, budget, then, todo)
+                ends = None if then is None else []
+                reached = self.below(labels, child_lo, child_count, node, term, budget, ends)
                 if reached is None:
                     return None
+                if ends:
+                    todo += [(end, then, None) for end in ends]
                 if budget is not None:
                     budget -= len(reached)
                 found += reached
