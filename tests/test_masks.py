@@ -440,18 +440,18 @@ def test_eviction_recomputes_the_same_masks():
     assert nothing.cache_info()["entries"] == 0
 
 
-def test_the_mask_cache_evicts_the_least_recently_used_within_its_bytes():
+def test_the_mask_cache_evicts_the_first_stored_within_its_bytes():
     from brzozowski.masks.cache import BoundedCache
 
     cache = BoundedCache(30, lambda array: array.nbytes)
     arrays = {key: np.full(10, key, dtype=np.uint8) for key in range(5)}
     for key in (0, 1, 2):
         cache.put(key, arrays[key])
-    assert cache.get(0) is arrays[0]  # 0 is now the most recently used: 1 goes first
+    assert cache.get(0) is arrays[0]  # a hit does not reorder: 0, the first stored, goes first
     cache.put(3, arrays[3])
-    assert cache.get(1) is None and [cache.get(k) is arrays[k] for k in (0, 2, 3)] == [True] * 3
-    cache.put(2, np.zeros(20, dtype=np.uint8))  # a key stored again counts its new size only
-    assert (len(cache), cache.currsize) == (2, 30) and cache.get(0) is None
+    assert cache.get(0) is None and [cache.get(k) is arrays[k] for k in (1, 2, 3)] == [True] * 3
+    cache.put(2, np.zeros(20, dtype=np.uint8))  # a key stored again counts its new size only, last out
+    assert (len(cache), cache.currsize) == (2, 30) and cache.get(1) is None and list(cache) == [3, 2]
     cache.put(4, arrays[4])
     assert (len(cache), cache.currsize) == (2, 30) and cache.get(3) is None
     cache.put(5, np.zeros(31, dtype=np.uint8))  # heavier than the whole budget: not kept, nothing evicted
@@ -460,11 +460,15 @@ def test_the_mask_cache_evicts_the_least_recently_used_within_its_bytes():
     for key in range(4):
         counted.put(key, None if key == 1 else key)
     assert (len(counted), counted.get(1, "gone"), counted.get(3)) == (2, "gone", 3)
-    lru = BoundedCache(2)  # unweighted: least recently used out first, a key put again is a use
-    lru.put("a", 1), lru.put("b", 2), lru.get("a"), lru.put("c", 3)
-    assert list(lru) == ["a", "c"] and lru.currsize == 2
-    lru.put("a", 4), lru.put("d", 5)
-    assert list(lru) == ["a", "d"] and lru["a"] == 4 and lru.currsize == 2
+    fifo = BoundedCache(2)  # unweighted: the first stored out first, a key put again is stored anew
+    fifo.put("a", 1), fifo.put("b", 2), fifo.get("a"), fifo.put("c", 3)
+    assert list(fifo) == ["b", "c"] and fifo.currsize == 2
+    fifo.put("b", 4), fifo.put("d", 5)
+    assert list(fifo) == ["b", "d"] and fifo["b"] == 4 and fifo.currsize == 2
+    fifo.clear()
+    assert (len(fifo), fifo.get("b"), fifo.currsize) == (0, None, 0)
+    fifo.put("e", 6)  # the cache works after a clear: its lookups still read its entries
+    assert fifo.get("e") == 6
     nothing = BoundedCache(0)
     assert nothing.put("x", 1) == 1 and (len(nothing), nothing.currsize) == (0, 0)
 

@@ -401,7 +401,7 @@ def _count_order(trie: VocabTrie, r: int) -> tuple[np.ndarray, np.ndarray]:
 
 def count_bound_bits(trie: VocabTrie, r: int, most: int) -> np.ndarray:
     """The bitmask (`packed`) of the tokens that begin at most `most` characters from S-state r
-    (``token_counts <= most`` of `count_tables`), kept per vocabulary, least recently used first out."""
+    (``token_counts <= most`` of `count_tables`), kept per vocabulary (a `BoundedCache`)."""
     return kept_in_cache(trie, "count-bounds", DEFAULT_TUNING.count_bounds, (r, most),
                          lambda: packed(count_tables(trie, r)[0] <= most))
 

@@ -60,7 +60,7 @@ class Tuning:
     recent_derivatives: int = 64
     """The walks hold their last this many derivatives alive (memos are weak): the advance and the next mask derive them again."""
     index_memo_entries: int = 1 << 16
-    """Each per-index memo (moves, recognized states, rests) holds at most this many entries, least recently used out first."""
+    """Each per-index memo (moves, recognized states, rests) holds at most this many entries, the first stored out first."""
     next_state_memo: int = 1 << 16
     """How many (state, token) -> next state answers an index remembers."""
 
