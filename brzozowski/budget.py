@@ -126,27 +126,30 @@ def require_limits(limits: object) -> Limits:
     return limits
 
 
-Deadline = tuple[float, str, float, str]
-"""A deadline in force, as the context variable holds it: (end, limit, seconds, where): its end
-(monotonic time), the limit it enforces, that limit's seconds and where the work stood (for the
-error's message). A plain tuple: a mask step opens one per computed mask and per new advance."""
+Deadline = tuple[float, str, float, str, "int | None"]
+"""A deadline in force, as the context variable holds it: (end, limit, seconds, where, number): its
+end (monotonic time), the limit it enforces, that limit's seconds and where the work stood, for the
+error's message: `where`, then `number` if it is not None (a state's number, formatted only when
+the deadline has passed). A plain tuple: a mask step opens one per computed mask and per new advance."""
 
 
 _CURRENT: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar("brzozowski_deadline", default=None)
 
 
-def open_deadline(seconds: float | None, limit: str, where: str = "") -> contextvars.Token | None:
+def open_deadline(seconds: float | None, limit: str, where: str = "",
+                  number: int | None = None) -> contextvars.Token | None:
     """Put a deadline of ``seconds`` named ``limit`` in force (on this thread or task), unless
     `seconds` is None or an enclosing deadline ends sooner; pass what it returns to
     `close_deadline` once the work is done. `within` is the same as a ``with`` block; a caller that
-    opens one per step (a mask, an advance) calls these two (no object made per step)."""
+    opens one per step (a mask, an advance) calls these two (no object made per step) and gives
+    the state as `number` (``where`` is then its label: no string is formatted per step)."""
     if seconds is None:
         return None
     end = time.monotonic() + seconds
     outer = _CURRENT.get()
     if outer is not None and outer[0] <= end:
         return None
-    return _CURRENT.set((end, limit, seconds, where))
+    return _CURRENT.set((end, limit, seconds, where, number))
 
 
 def close_deadline(opened: contextvars.Token | None) -> None:
@@ -189,14 +192,14 @@ def outside_deadline() -> Iterator[None]:
         yield
     finally:
         _CURRENT.reset(token)
-        end, limit, seconds, where = deadline  # later by the time taken (until its opener closes it)
-        _CURRENT.set((end + time.monotonic() - began, limit, seconds, where))
+        end, *rest = deadline  # later by the time taken (until its opener closes it)
+        _CURRENT.set((end + time.monotonic() - began, *rest))
 
 
 def check_deadline(where: str = "") -> None:
     """Raise `TimeBudgetError` when the current deadline has passed (a no-op outside any deadline)."""
     deadline = _CURRENT.get()
     if deadline is not None and time.monotonic() > deadline[0]:
-        _, limit, seconds, opened_at = deadline
-        at = where or opened_at
+        _, limit, seconds, opened_at, number = deadline
+        at = where or (opened_at if number is None else f"{opened_at} {number}")
         raise TimeBudgetError(f"{limit} ({seconds:g} s) exceeded" + (f" at {at}" if at else ""))

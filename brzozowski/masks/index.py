@@ -276,7 +276,7 @@ class TokenIndex:
                 found = state if self.automaton.is_accepting(state) else DEAD
             else:
                 data = self.trie.tokens[token_id]
-                opened = open_deadline(self.limits.mask_seconds, "mask_seconds", f"advance from state {state}")
+                opened = open_deadline(self.limits.mask_seconds, "mask_seconds", "advance from state", state)
                 try:
                     found = int(self.automaton.step(state, data)) if data else DEAD
                 finally:
@@ -352,7 +352,7 @@ class TokenIndex:
     def _compute(self, state: int, form: Form) -> np.ndarray:
         """The mask of `state` in `form`: from the first strategy that serves, else by a walk
         (the caller holds the walk lock); read-only."""
-        opened = open_deadline(self.limits.mask_seconds, "mask_seconds", f"state {state}")
+        opened = open_deadline(self.limits.mask_seconds, "mask_seconds", "state", state)
         try:
             term = self.automaton.term(state) if self.walker.state_of is not None else None
             found = None
