@@ -463,6 +463,10 @@ def test_a_step_read_on_terms_keeps_the_work_budget():
     with pytest.raises(StateBudgetError, match="alternation"):
         lazy.step(0, b"x" * 100 + b"\n")
     assert lazy.n_states == 1
+    state = 0  # a state too wide is named by its number, the one it would have had
+    with pytest.raises(StateBudgetError, match=r"^state 11 holds an alternation of 56 operands, more than 50"):
+        for _ in range(20):
+            state = int(lazy.row(state)[ord("x")])
 
 
 def test_dfa_validates_its_tables():

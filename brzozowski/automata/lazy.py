@@ -572,9 +572,11 @@ class LazyDFA:
             self._targets[state][index] = target
             return target
 
-    def _check_width(self, term: Term, what: str = "a term read on the way") -> None:
-        """`StateBudgetError` if `term` holds an alternation wider than `max_alternatives`."""
+    def _check_width(self, term: Term, what: str = "a term read on the way", number: int | None = None) -> None:
+        """`StateBudgetError` if `term` holds an alternation wider than `max_alternatives` (`what`,
+        then `number` if given, names it in the message: formatted only then)."""
         if term.widest > self._given_alternatives and term.widest > self.max_alternatives:
+            what = what if number is None else f"{what} {number}"
             raise StateBudgetError(
                 f"{what} holds an alternation of {term.widest} operands, more than "
                 f"{self.max_alternatives} (the work budget per state; nested bounded repeats grow "
@@ -589,7 +591,7 @@ class LazyDFA:
                 f"the automaton needs more than {self.max_states} states (the state budget); "
                 "simplify the pattern or pass a larger max_states"
             )
-        self._check_width(term, f"state {number}")
+        self._check_width(term, "state", number)
         self._numbers[term] = number
         self._maps.append(None)  # (`_class_map`)
         self._targets.append(None)
