@@ -24,6 +24,8 @@ __all__ = ["BY_NBYTES", "BoundedCache"]
 BY_NBYTES: Callable[[object], int] = attrgetter("nbytes")
 """The weight of a cache of arrays (masks): an entry's bytes (a C call: no Python frame per store)."""
 
+_ABSENT = object()  # (`put`: no entry was stored under the key)
+
 
 class BoundedCache:
     """Values by key, the sum of their weights (``weigh(value)``, else 1 each) at most `budget`.
@@ -80,6 +82,3 @@ class BoundedCache:
     def clear(self) -> None:
         self._entries.clear()  # (the same dict: ``get`` stays bound to it)
         self.currsize = 0
-
-
-_ABSENT = object()

@@ -211,7 +211,7 @@ class Expander:
         """`expand` for a walk below a path, where only the children with children of their own
         need a state: those are derived by their byte, or by class past ``few_inner`` of them; at
         a wide node whose term begins with few bytes, those bytes are found among the labels."""
-        if term.__class__ is not Term or term.boolean or is_word(term) or term in self.memo:
+        if term.__class__ is not Term or term.boolean or is_word(term) or self.memo.get(term) is not None:
             return self.expand(term, lo, count, labels, nodes, states)
         first = term.first
         children: Sequence[int] = range(lo, lo + count)

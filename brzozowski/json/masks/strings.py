@@ -64,9 +64,8 @@ class Strings:
                 for y, r in paired.items():
                     if y not in self.states:
                         self.states.put(y, (r, held, 0, None))
-        if state in self.states:
-            return self.states.get(state)  # type: ignore[return-value]
-        return self.states.put(state, None)
+        found = self.states.get(state, _UNSEEN)  # (recognized just now among the paired states)
+        return self.states.put(state, None) if found is _UNSEEN else found  # type: ignore[return-value]
 
     def counted_string(self, term: Term) -> tuple[int, Term | None, int, int | None] | None:
         """`string_state` of a lazy automaton's term, read off the term (`recognize_counted`)."""
