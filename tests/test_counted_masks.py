@@ -101,6 +101,21 @@ def test_counted_masks_equal_the_walk(schema, checked_tokens, exact_tokens, repe
         assert served > 0
 
 
+def test_a_counted_strings_first_mask_builds_no_string_table():
+    """The per-vocabulary string tables a counted string reads from its body (the counts to the
+    string's end, `chars_to_end`, and the counts' order) are built with the `Vocabulary`: a first
+    mask inside the string, served by the strategy, adds none (one-time work never falls in a
+    step)."""
+    vocab = _vocabulary(POOL)
+    string = {"type": "string", "pattern": r"^(?:\S+\s+){0,4}\S+$", "maxLength": 30}
+    tables = {key for key in vocab.trie.tables if str(key[0]).startswith("json-string")}
+    automaton = compile_json_schema(string)
+    index = TokenIndex(automaton, vocab)
+    index.bitmask(automaton.step(automaton.start, b'"'))
+    assert index.served["counted strings"] == 1
+    assert {key for key in vocab.trie.tables if str(key[0]).startswith("json-string")} == tables
+
+
 def test_the_indexes_of_one_vocabulary_share_a_patterns_passes():
     """A second schema whose string has the same pattern and bounds reads the first one's passes
     (`brzozowski.json.masks.passes`): none is added, the shared automaton gains no state, and its

@@ -433,7 +433,7 @@ def build_all_tables(trie: VocabTrie) -> None:
     """`string_tables` of every interior state of S and of the state before its opening quote
     , the `count_tables` of S's body, of that state and of the state after a backslash (another
     begun character's are built when first met), the tokens of S's body ordered by count
-    (`count_order`) and the `key_tables`: a
+    (`count_order`) and their counts to a string's end (`chars_to_end`), and the `key_tables`: a
     `brzozowski.vocab.vocabulary.Vocabulary` builds them with its trie, so no mask step waits for one; so
     is the process's pairing of begun characters with S's states (`recognize_counted` needs it
     inside any multi-byte character, once)."""
@@ -442,6 +442,7 @@ def build_all_tables(trie: VocabTrie) -> None:
         string_tables(trie, r)
     count_tables(trie, s.body)
     count_order(trie, s.body)  # (a maxLength string's bound, step after step: `over_bound`)
+    chars_to_end(trie, s.body)  # (a counted string's first mask: `brzozowski.json.masks.counted`)
     count_tables(trie, s.opening)
     count_tables(trie, int(s.trans[s.body, ord("\\")]))  # (an escape begun: the commonest one)
     key_tables(trie)
