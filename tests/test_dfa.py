@@ -286,6 +286,56 @@ def test_lazy_dfa_numbers_states_on_demand():
         lazy.row(99)
 
 
+def test_transitions_derive_only_the_classes_of_the_bytes_needed():
+    """`LazyDFA.transitions` derives the classes of the bytes asked for, and discovers only the
+    states those lead to: the other classes stay `UNKNOWN` (and their states undiscovered) until
+    some call needs them, and `row` then agrees with every transition given before."""
+    from brzozowski.automata.lazy import UNKNOWN
+
+    lazy = LazyDFA("a(x|y)|b1|c2|d3")
+    part = lazy.transitions(0, np.array([ord("a")]))
+    assert part[ord("a")] == lazy.step(0, b"a") != DEAD and lazy.n_states == 2
+    assert part[ord("b")] == part[ord("c")] == UNKNOWN and part[ord("z")] == DEAD
+    later = lazy.transitions(0, np.array([ord("c"), ord("z")]))
+    assert lazy.n_states == 3 and later[ord("a")] == part[ord("a")] and later[ord("b")] == UNKNOWN
+    row = lazy.row(0)
+    assert lazy.n_states == 5 and (row != UNKNOWN).all()
+    assert np.array_equal(row[later != UNKNOWN], later[later != UNKNOWN])
+    assert lazy.transitions(0, np.array([ord("d")])) is row  # a full row, once there is one
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=patterns, seed=st.integers(0, 2**16))
+def test_a_table_gathered_by_parts_equals_the_full_tables(pattern, seed):
+    """`TransitionTable.gather` over a lazy automaton fills only the transitions of the bytes it
+    reads, never returns `UNFILLED`, and gives the codes of the canonical DFA's transitions (the
+    same language from every state: read through `matches` of the texts that reach them)."""
+    from brzozowski.automata.codes import UNFILLED, TransitionTable
+
+    rng = np.random.default_rng(seed)
+    lazy = LazyDFA(pattern)
+    table = TransitionTable(lazy)
+    codes = np.array([table.code(0)], dtype=np.int32)
+    texts_of = {0: b""}  # the state of each code: a text that reaches it
+    for _ in range(6):
+        picked = rng.integers(0, 256, size=(len(codes), 3)).astype(np.int32)
+        picked[:, 0] = rng.choice(list(b"abc01 \x00\xff"), size=len(codes))
+        index = (codes[:, None] + picked).ravel()
+        found = table.gather(index)
+        assert (found >= 0).all() and (found != UNFILLED).all()
+        for parent, b, code in zip(np.repeat(codes, 3).tolist(), picked.ravel().tolist(), found.tolist()):
+            if parent == 0:
+                assert code == 0
+                continue
+            text = texts_of[(parent >> 8) - 1] + bytes([b])
+            assert code == (lazy.step(0, text) + 1) * 256
+            if code:
+                texts_of.setdefault((code >> 8) - 1, text)
+        codes = np.unique(found)[:8]
+    for state, text in texts_of.items():
+        assert lazy.step(0, text) == state
+
+
 @pytest.mark.parametrize("pattern", ["(cat|car|dog)s?", "[a-c]{2,5}x(y|z)*", "(ab|a)*(b&)?"])
 def test_a_step_read_on_terms_ends_in_the_state_byte_by_byte_reaches(pattern):
     """`LazyDFA.step` reads a token's bytes on terms and numbers only the state at the end: that

@@ -14,8 +14,9 @@ import numpy as np
 
 from ..core.alphabet import Automaton
 from ..errors import MaskError
+from .lazy import UNKNOWN
 
-__all__ = ["MAX_TABLE_ROWS", "ClassTable", "TransitionTable"]
+__all__ = ["MAX_TABLE_ROWS", "UNFILLED", "ClassTable", "TransitionTable"]
 
 MAX_TABLE_ROWS = (2**31 - 1) // 256
 """Codes are int32 (half the memory traffic of int64 in the gathers), so a table holds at most
@@ -28,14 +29,22 @@ def _check_capacity(n_rows: int) -> None:
                         f"{MAX_TABLE_ROWS - 1}")
 
 
+UNFILLED = -1
+"""The code of a transition of a lazy automaton not copied into a `TransitionTable` yet: negative,
+so neither DEAD (0) nor live (at least 256). `TransitionTable.gather` never returns it."""
+
+
 class TransitionTable:
     """The transition table the walk gathers through, as int32 *codes*: state s is ``(s + 1) * 256``.
 
     Row 0 is DEAD (code 0), and every byte maps it to DEAD again, so a dead node's children come
     out dead without a branch; state s's row is row s + 1. A node's code plus a byte is directly
     the flat index of its transition, and a code is live iff it is at least 256. Over a DFA the
-    table is complete from the start (``trans`` re-coded); over a lazy automaton a row is copied in
-    with ``automaton.row(s)`` the first time a walk meets state s.
+    table is complete from the start (``trans`` re-coded). Over a lazy automaton it fills as walks
+    read it: `gather` copies in the transitions by the classes of the bytes it reads from each
+    state (`brzozowski.automata.lazy.LazyDFA.transitions`: the other classes are not derived, nor
+    the states they lead to discovered; the rest of the row stays `UNFILLED`), `ensure` whole rows
+    (``automaton.row(s)``) for the walks in plain Python, which read the table directly.
     """
 
     shift = 8
@@ -53,15 +62,51 @@ class TransitionTable:
             table[1:] *= 256
             self.have = np.ones(trans.shape[0] + 1, dtype=bool)
         else:
-            table = np.zeros((17, 256), dtype=np.int32)
+            table = np.full((17, 256), UNFILLED, dtype=np.int32)
+            table[0] = 0  # the DEAD row
             self.have = np.zeros(17, dtype=bool)
-            self.have[0] = True  # the DEAD row
+            self.have[0] = True
         self.table = table
         self.flat = table.ravel()
 
     def code(self, state: int) -> int:
         """The code of `state`."""
         return (state + 1) << self.shift
+
+    def gather(self, index: np.ndarray) -> np.ndarray:
+        """The codes at `index` (per trie node: its parent's code plus its byte), the transitions
+        among them not copied in yet filled first, by the classes of the bytes read."""
+        if self.complete:
+            return self.flat.take(index)
+        top = int(index.max(initial=0)) >> self.shift
+        if top >= len(self.have):
+            self._grow(top + 1)
+        found = self.flat.take(index)
+        unfilled = found < 0
+        if unfilled.any():
+            missing = index[unfilled]
+            self._fill(missing)
+            found[unfilled] = self.flat.take(missing)
+        return found
+
+    def _fill(self, index: np.ndarray) -> None:
+        """Copy in the transitions of each state at `index` by the classes of the bytes there."""
+        rows = index >> self.shift
+        seen = np.zeros(len(self.have), dtype=bool)
+        seen[rows] = True
+        met = np.flatnonzero(seen)  # (one pass over `index`, however many states it meets)
+        needed_by_row = np.zeros((len(met), 256), dtype=bool)
+        needed_by_row[np.searchsorted(met, rows), index & 255] = True
+        transitions = getattr(self.automaton, "transitions", None)
+        for r, needed_here in zip(met.tolist(), needed_by_row):
+            needed = np.flatnonzero(needed_here)
+            targets = self.automaton.row(r - 1) if transitions is None else transitions(r - 1, needed)
+            top = int(targets.max()) + 1
+            if top >= len(self.have):
+                self._grow(top + 1)
+            unknown = targets == UNKNOWN
+            self.table[r] = np.where(unknown, UNFILLED, (targets + 1) << self.shift)
+            self.have[r] = not unknown.any()
 
     def ensure(self, codes: np.ndarray) -> np.ndarray:
         """Make sure every state coded in `codes` (+ any byte) has its row; return the flat table."""
@@ -88,7 +133,7 @@ class TransitionTable:
         capacity = max(n_rows, 2 * len(self.have))
         _check_capacity(n_rows)
         capacity = min(capacity, MAX_TABLE_ROWS)
-        table = np.zeros((capacity, 256), dtype=np.int32)
+        table = np.full((capacity, 256), UNFILLED, dtype=np.int32)
         have = np.zeros(capacity, dtype=bool)
         old = len(self.have)
         table[:old] = self.table
@@ -118,3 +163,7 @@ class ClassTable:
     def ensure(self, codes: np.ndarray) -> np.ndarray:
         """The flat table (complete: nothing to fill)."""
         return self.flat
+
+    def gather(self, index: np.ndarray) -> np.ndarray:
+        """The codes at `index` (per node: its parent's code plus its byte's class)."""
+        return self.flat.take(index)

@@ -74,8 +74,8 @@ from ..core.syntax import parse
 from .fewest import counted_not_empty
 from ..core.terms import EMPTY, K_ALT, K_BYTES, K_COMPL, K_INTER, K_REPEAT, K_STAR, Term
 
-__all__ = ["DEAD", "DEFAULT_MAX_ALTERNATIVES", "DEFAULT_MAX_STATES", "LazyDFA", "bytes_argument", "is_empty",
-           "positions", "shown_pattern", "state_argument"]
+__all__ = ["DEAD", "DEFAULT_MAX_ALTERNATIVES", "DEFAULT_MAX_STATES", "UNKNOWN", "LazyDFA", "bytes_argument",
+           "is_empty", "positions", "shown_pattern", "state_argument"]
 
 DEFAULT_MAX_STATES = 100_000
 """The default state budget. Real patterns (dates, e-mail addresses, tool-call JSON) need tens to a
@@ -88,7 +88,8 @@ the pattern itself has fewer byte sets (`positions`). Real patterns stay under a
 under their own size: an enum of 10,000 words has 10,000-operand states and is allowed them);
 nested bounded repeats pass it within a few hundred bytes. Pass ``max_alternatives`` to raise it."""
 
-_UNKNOWN = -2  # a transition not computed yet
+UNKNOWN = -2
+"""A transition not computed yet (in `LazyDFA.transitions`, for a class that was not needed)."""
 
 TERM_STEPS = 128
 """`LazyDFA.step` reads at most the last this many bytes of its data on terms, numbering only the
@@ -404,7 +405,7 @@ class LazyDFA:
         except (IndexError, TypeError):
             raise InputTypeError(f"b must be a byte (an int 0..255), not {b!r:.40}") from None
         target = self._targets[state][index]
-        if target == _UNKNOWN:
+        if target == UNKNOWN:
             target = self._compute(state, index)
         return target
 
@@ -429,11 +430,11 @@ class LazyDFA:
             if class_map is None and len(data) - i > TERM_STEPS:
                 class_map = self._class_map(state)
             if class_map is None:
-                target = index = _UNKNOWN
+                target = index = UNKNOWN
             else:
                 index = class_map.class_bytes[b]
                 target = self._targets[state][index]
-            if target == _UNKNOWN:
+            if target == UNKNOWN:
                 if class_map is not None and (i == len(data) - 1 or len(data) - i > TERM_STEPS):
                     state = self._compute(state, index)
                     continue
@@ -483,12 +484,27 @@ class LazyDFA:
             self._class_map(state)
             targets = self._targets[state]
             for index, target in enumerate(targets):
-                if target == _UNKNOWN:
+                if target == UNKNOWN:
                     self._compute(state, index)
             row = np.asarray(targets, dtype=np.int32)[self._maps[state].class_of]
             row.setflags(write=False)
             self._rows[state] = row
         return row
+
+    def transitions(self, state: int, needed: np.ndarray) -> np.ndarray:
+        """The transitions of `state` by every byte (int32[256]) whose class is known, computed
+        now for the classes of the `needed` bytes; `UNKNOWN` for a class not computed yet. A walk
+        that reads few bytes from a state (the children of the few trie nodes it reached, deep
+        in a token) derives only their classes, and discovers no state the others lead to."""
+        row = self._rows[self._check(state)]
+        if row is not None:
+            return row
+        class_map = self._class_map(state)
+        targets = self._targets[state]
+        for index in set(class_map.class_of.take(needed).tolist()):
+            if targets[index] == UNKNOWN:
+                self._compute(state, index)
+        return np.asarray(targets, dtype=np.int32).take(class_map.class_of)
 
     def class_row(self, state: int) -> list[int]:
         """The transitions of `state` on each class of `byte_classes`, in class order."""
@@ -498,7 +514,7 @@ class LazyDFA:
         if local is None:
             local = self._alphabet_classes[class_map] = class_map.classes_of(self._classes().representatives)
         for index in set(local):
-            if targets[index] == _UNKNOWN:
+            if targets[index] == UNKNOWN:
                 self._compute(state, index)
         return [targets[index] for index in local]
 
@@ -549,7 +565,7 @@ class LazyDFA:
                     term = self._terms[state]
                     class_map = ByteClasses.of(derivative_classes(term))
                     first = term.first  # a class no string of the language starts with: DEAD
-                    self._targets[state] = [_UNKNOWN if (first >> r) & 1 else DEAD
+                    self._targets[state] = [UNKNOWN if (first >> r) & 1 else DEAD
                                             for r in class_map.representatives]
                     self._maps[state] = class_map  # last: a map seen has its transitions
         return class_map
@@ -558,7 +574,7 @@ class LazyDFA:
         """Fill the transition of `state` on class `index`: one derivative for the whole class."""
         with self._lock:
             target = self._targets[state][index]
-            if target != _UNKNOWN:  # another thread was first
+            if target != UNKNOWN:  # another thread was first
                 return target
             representative = self._maps[state].representatives[index]
             successor = derivative(self._terms[state], representative, self._derived)

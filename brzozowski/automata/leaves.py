@@ -144,10 +144,10 @@ class LeafAutomaton:
         return self._table_lock
 
     def codes_table(self) -> TransitionTable | ClassTable:
-        """The automaton's transitions as codes (`brzozowski.automata.codes`): for a lazy DFA, rows filled
-        as tables of `brzozowski.json.leaf_masks` meet their states, one table for every vocabulary and
-        state, so a row is copied once (use under `lock`); for a format's table, over its byte
-        classes, built at once."""
+        """The automaton's transitions as codes (`brzozowski.automata.codes`): for a lazy DFA,
+        filled as tables of `brzozowski.json.leaf_masks` read them, one table for every vocabulary
+        and state, so a transition is copied once (use under `lock`); for a format's table, over
+        its byte classes, built at once."""
         if self._codes is None:
             dfa = self.dfa
             self._codes = (TransitionTable(dfa) if isinstance(dfa, LazyDFA)

@@ -410,13 +410,12 @@ def _live_levels(walk: TokenTrie, automaton: LeafAutomaton, q: int, labels: np.n
     ending: list[np.ndarray] = []
     while len(nodes):
         children, counts = walk.children_of(nodes)
-        parent_codes = np.repeat(codes, counts)
         added = labels[children] if labels is not None else byte_classes.take(walk.byte[children])
-        found = table.ensure(parent_codes).take(parent_codes + added)
+        found = table.gather(np.repeat(codes, counts) + added)
         alive = found != 0
         nodes, codes = children[alive], found[alive]
         live.append(nodes)
-        ending.append(nodes[automaton.accepting_codes()[codes >> table.shift]])  # (rows filled now)
+        ending.append(nodes[automaton.accepting_codes()[codes >> table.shift]])  # (states numbered now)
     return live, ending
 
 

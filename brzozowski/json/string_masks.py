@@ -507,7 +507,7 @@ def tables_from_codes(trie: VocabTrie, codes: np.ndarray, closed: int,
 def codes_from(trie: TokenTrie, trans: TransitionTable | ClassTable, r: int,
                labels: np.ndarray | None = None, tuning: Tuning = DEFAULT_TUNING) -> np.ndarray:
     """The code (`brzozowski.automata.codes`) of the state every node of the trie leads to from state r
-    (+ the sentinel node: DEAD), level by level (rows filled as the levels meet their states):
+    (+ the sentinel node: DEAD), level by level (transitions filled as the levels read them):
     a whole level at once while many of its parents live, else only the live parents' children;
     past the widest level, once at most ``python_tail_nodes`` nodes live, the rest (a few long
     tokens' nodes, many levels deep) in plain Python. `labels`: what each node adds to its
@@ -528,15 +528,13 @@ def codes_from(trie: TokenTrie, trans: TransitionTable | ClassTable, r: int,
             break
         if tuning.dense_codes_fraction * n_live >= hi - lo:
             index = codes.take(trie.parent[lo:hi])
-            trans.ensure(index)
             index += labels[lo:hi]
-            level = codes[lo:hi]
-            trans.flat.take(index, out=level, mode="clip")
+            level = trans.gather(index)
+            codes[lo:hi] = level
             n_live, live = int(np.count_nonzero(level)), None
         else:
             children, counts = trie.children_of(live)
-            parent_codes = np.repeat(codes[live], counts)
-            found = trans.ensure(parent_codes).take(parent_codes + labels[children])
+            found = trans.gather(np.repeat(codes[live], counts) + labels[children])
             codes[children] = found
             live = children[found != 0]
             n_live = len(live)

@@ -13,6 +13,10 @@ nodes, the *frontier*, in one of three forms:
 - *dense*: a code per node of the level, one gather for the whole next level (children of dead
   nodes come out DEAD through the DEAD row), when much of the level above lives or it is small.
 
+Over a lazy automaton a gather derives the transitions it reads that are not known yet, by the
+classes of the bytes read from each state only (`TransitionTable.gather`): a state deep in the
+trie, under a few tokens, costs the derivatives of those tokens' next bytes, not of its whole row.
+
 The tuning (`brzozowski.masks.tuning.Tuning`) decides which form each level takes and when the
 class-string trie (`brzozowski.vocab.vocabulary.class_trie`: bytes of one class lead everywhere to
 the same states) replaces the byte trie; the tokens found are the same whatever it decides. The
@@ -296,8 +300,7 @@ class Walker:
         lo, hi, local_parent, level_bytes = view
         index = frontier.dense_codes().take(local_parent)
         index += level_bytes
-        flat = self.table.ensure(index)
-        codes = flat.take(index, mode="clip")
+        codes = self.table.gather(index)
         return Frontier(lo, hi - lo, None, codes, int(np.count_nonzero(codes)))
 
     def _expand_sparse(self, trie: TokenTrie, frontier: Frontier, view: tuple) -> Frontier:
@@ -305,9 +308,7 @@ class Walker:
         lo, hi = view[0], view[1]
         nodes, codes = frontier.sparse()
         children, counts = trie.children_of(nodes)
-        parent_codes = np.repeat(codes, counts)
-        flat = self.table.ensure(parent_codes)
-        found = flat[parent_codes + trie.byte[children]]
+        found = self.table.gather(np.repeat(codes, counts) + trie.byte[children])
         alive = found.nonzero()[0]
         return Frontier(lo, hi - lo, children[alive], found[alive], len(alive))
 
