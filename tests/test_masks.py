@@ -898,6 +898,35 @@ def test_strings_with_other_languages_are_not_taken_for_json_strings():
     assert len(_string_states(TokenIndex(dfa, vocab), dfa)) == 20
 
 
+def test_recognition_checks_a_paired_states_quote_before_deriving_its_row():
+    """Given each state's transition by the quote, `recognize` declines a key whose keys part
+    ways at their closing quote (a pattern's keys take strings, the others anything) as soon as
+    it meets one, before deriving that state's row, and from fewer rows than without it; its answer
+    is the same with and without, on every state of automata with strings and enums inside."""
+    from brzozowski import json_schema_to_regex
+    from brzozowski.json.string_masks import recognize
+
+    def counted(automaton):
+        rows = []
+        return rows, lambda y: rows.append(y) or automaton.row(y)
+
+    schema = {"type": "object", "patternProperties": {"^[a-z]*$": {"type": "string"}},
+              "additionalProperties": {"type": "integer"}}
+    answers = []
+    for quote in (False, True):
+        lazy = compile_json_schema(schema)
+        key = lazy.step(lazy.start, b'{"')
+        rows, row = counted(lazy)
+        answers.append(recognize(row, key, quote=(lambda y: lazy.step(y, b'"')) if quote else None))
+        answers.append(len(rows))
+    assert answers[0] is None and answers[2] is None and answers[3] < answers[1]
+    for regex in (json_schema_to_regex(STRING_SCHEMAS[2]), json_schema_to_regex(
+            {"type": "array", "items": {"anyOf": [{"enum": ["ab", "b\u00e9"]}, {"type": "string"}]}})):
+        dfa = regex_to_dfa(regex)
+        for state in range(dfa.n_states):
+            assert recognize(dfa.row, state) == recognize(dfa.row, state, quote=lambda y: dfa.step(y, b'"')), state
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(vocab=string_tokens)
 def test_a_union_of_a_string_and_its_own_enum_is_recognized_state_by_state(vocab):

@@ -126,8 +126,8 @@ def string_automaton() -> StringAutomaton:
     return StringAutomaton()
 
 
-def recognize(row: Callable[[int], np.ndarray], state: int,
-              max_paired: int = DEFAULT_TUNING.max_paired) -> tuple[dict[int, int], int] | None:
+def recognize(row: Callable[[int], np.ndarray], state: int, max_paired: int = DEFAULT_TUNING.max_paired,
+              quote: Callable[[int], int] | None = None) -> tuple[dict[int, int], int] | None:
     """If automaton `state` behaves as S's body (see the module docstring): the automaton states
     found on the way, each with the S-state it behaves as, and the after-state q; else None.
 
@@ -138,6 +138,9 @@ def recognize(row: Callable[[int], np.ndarray], state: int,
     past `max_paired` pairs: every state paired is a state created, and a string with a length
     bound pairs a new state with S's body at every character until the bound contradicts S (the
     walk goes depth first, the body's successor first, to meet that contradiction soon).
+    `quote(y)`, if given, is y's transition by the quote alone: a state paired with the body is
+    checked by it as soon as it is met, before any row of it (the keys of an object whose values
+    differ by key part ways there, and most of those rows would be derived for nothing).
     """
     s = string_automaton()
     paired, queue, after = {state: s.body}, [state], None
@@ -158,6 +161,8 @@ def recognize(row: Callable[[int], np.ndarray], state: int,
                 known = paired.get(target)
                 if known is None:
                     if target == DEAD or len(paired) >= max_paired:
+                        return None
+                    if quote is not None and successor == s.body and quote(target) != after:
                         return None
                     paired[target] = successor
                     queue.append(target)

@@ -57,7 +57,9 @@ class Strings:
         # "a", " " and the backslash go on in a string's body (not in a key's)
         live = walker.expander.live_bytes(s)
         if (live >> 0x61) & 1 and (live >> 0x20) & 1 and (live >> 0x5C) & 1:
-            recognized = recognize(self.walker.automaton.row, state, self.walker.tuning.max_paired)
+            automaton = walker.automaton
+            recognized = recognize(automaton.row, state, walker.tuning.max_paired,
+                                   lambda y: automaton.step(y, b'"'))
             if recognized is not None:
                 paired, after = recognized
                 held = None if after == DEAD else walker.held(after)
