@@ -302,6 +302,12 @@ def test_transitions_derive_only_the_classes_of_the_bytes_needed():
     assert lazy.n_states == 5 and (row != UNKNOWN).all()
     assert np.array_equal(row[later != UNKNOWN], later[later != UNKNOWN])
     assert lazy.transitions(0, np.array([ord("d")])) is row  # a full row, once there is one
+    from brzozowski.automata.codes import TransitionTable
+
+    lazy = LazyDFA("a(x|y)|b1|c2|d3")  # a walk's gather asks for the bytes it reads, no more
+    table = TransitionTable(lazy)
+    found = table.gather(np.array([table.code(0) + ord("a")], dtype=np.int32))
+    assert lazy.n_states == 2 and found.tolist() == [table.code(lazy.step(0, b"a"))]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -907,8 +907,8 @@ def test_recognition_checks_a_paired_states_quote_before_deriving_its_row():
     from brzozowski.json.string_masks import recognize
 
     def counted(automaton):
-        rows = []
-        return rows, lambda y: rows.append(y) or automaton.row(y)
+        rows, row = [], automaton.row
+        return rows, lambda y: rows.append(y) or row(y)
 
     schema = {"type": "object", "patternProperties": {"^[a-z]*$": {"type": "string"}},
               "additionalProperties": {"type": "integer"}}
@@ -920,6 +920,11 @@ def test_recognition_checks_a_paired_states_quote_before_deriving_its_row():
         answers.append(recognize(row, key, quote=(lambda y: lazy.step(y, b'"')) if quote else None))
         answers.append(len(rows))
     assert answers[0] is None and answers[2] is None and answers[3] < answers[1]
+    lazy = compile_json_schema(schema)  # the strategy asks so over a lazy automaton
+    key = lazy.step(lazy.start, b'{"')
+    rows, lazy.row = counted(lazy)
+    assert TokenIndex(lazy, [b"a", b'"', b"\\"]).strategy("strings").string_state(key) is None
+    assert len(rows) == answers[3]
     for regex in (json_schema_to_regex(STRING_SCHEMAS[2]), json_schema_to_regex(
             {"type": "array", "items": {"anyOf": [{"enum": ["ab", "b\u00e9"]}, {"type": "string"}]}})):
         dfa = regex_to_dfa(regex)

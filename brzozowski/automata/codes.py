@@ -77,16 +77,16 @@ class TransitionTable:
         """The codes at `index` (per trie node: its parent's code plus its byte), the transitions
         among them not copied in yet filled first, by the classes of the bytes read."""
         if self.complete:
-            return self.flat.take(index)
+            return self.flat.take(index, mode="clip")  # (in range: "clip" skips the bounds check)
         top = int(index.max(initial=0)) >> self.shift
         if top >= len(self.have):
             self._grow(top + 1)
-        found = self.flat.take(index)
+        found = self.flat.take(index, mode="clip")
         unfilled = found < 0
         if unfilled.any():
             missing = index[unfilled]
             self._fill(missing)
-            found[unfilled] = self.flat.take(missing)
+            found[unfilled] = self.flat.take(missing, mode="clip")
         return found
 
     def _fill(self, index: np.ndarray) -> None:
@@ -166,4 +166,4 @@ class ClassTable:
 
     def gather(self, index: np.ndarray) -> np.ndarray:
         """The codes at `index` (per node: its parent's code plus its byte's class)."""
-        return self.flat.take(index)
+        return self.flat.take(index, mode="clip")
