@@ -59,7 +59,7 @@ def worker(corpus: Path, phase: str, shim: str, engine: str = "ours", exclude: f
     cg = ctypes.CDLL(shim)
     items = [item for item in B.prepare(B.load_corpus(corpus, 0))
              if item["tokens"] is not None and item["name"] not in exclude]
-    make, compilers, eos = B._ours_factory()
+    make, compilers, eos = B._ours_factory(_limits_that_never_fire())
     compile_schema = compilers[engine]
     Constraint(make(LazyDFA("q"))).bitmask()  # one-time process costs, as bench_corpus
     gc.collect()
@@ -90,6 +90,20 @@ def worker(corpus: Path, phase: str, shim: str, engine: str = "ours", exclude: f
         except ValueError:  # a document the language refuses mid-walk
             continue
     cg.stop()
+
+
+def _limits_that_never_fire():
+    """Time limits checked as the defaults are, but too long to fire: callgrind runs the worker
+    tens of times slower, so a default limit (``compile_seconds``, ``mask_seconds``) would refuse
+    some compiles in one run and not in the next, and the counts would change with the machine's
+    load. None for a tree without time limits (its defaults then)."""
+    import brzozowski
+
+    limits = getattr(brzozowski, "Limits", None)
+    fields = getattr(limits, "__dataclass_fields__", {})
+    if "compile_seconds" not in fields or "mask_seconds" not in fields:
+        return None
+    return limits(compile_seconds=1e9, mask_seconds=1e9)
 
 
 def lockstep(items: list[dict], make, compile_schema, eos: int, cg: ctypes.CDLL) -> None:
