@@ -224,20 +224,18 @@ def prepare(corpus: list[tuple[str, dict]]) -> list[dict]:
 # --- workers ------------------------------------------------------------------------------------
 
 
-def _ours_factory(limits=None):
-    """(make_index(automaton), compilers (schema -> LazyDFA), EOS id) for the brzozowski in this tree;
-    `limits` (a `brzozowski.Limits`), if given, for every compile and index."""
+def _ours_factory():
+    """(make_index(automaton), compilers (schema -> LazyDFA), EOS id) for the brzozowski in this tree."""
     import brzozowski
     from brzozowski import LazyDFA, Vocabulary, load_tiktoken_vocab
     from brzozowski.masks.index import TokenIndex
 
     vocabulary = Vocabulary(*load_tiktoken_vocab(VOCAB))
-    given = {} if limits is None else {"limits": limits}
     compilers = {
-        "ours": lambda schema: brzozowski.compile_json_schema(schema, **OURS_OPTIONS, **given),
-        "ours-strict": lambda schema: LazyDFA(brzozowski.json_schema_to_regex(schema), **given),
+        "ours": lambda schema: brzozowski.compile_json_schema(schema, **OURS_OPTIONS),
+        "ours-strict": lambda schema: LazyDFA(brzozowski.json_schema_to_regex(schema)),
     }
-    return lambda automaton: TokenIndex(automaton, vocabulary, **given), compilers, vocabulary.eos_id
+    return lambda automaton: TokenIndex(automaton, vocabulary), compilers, vocabulary.eos_id
 
 
 class _FullCollections:

@@ -59,7 +59,8 @@ def worker(corpus: Path, phase: str, shim: str, engine: str = "ours", exclude: f
     cg = ctypes.CDLL(shim)
     items = [item for item in B.prepare(B.load_corpus(corpus, 0))
              if item["tokens"] is not None and item["name"] not in exclude]
-    make, compilers, eos = B._ours_factory(_limits_that_never_fire())
+    _time_limits_that_never_fire()
+    make, compilers, eos = B._ours_factory()
     compile_schema = compilers[engine]
     Constraint(make(LazyDFA("q"))).bitmask()  # one-time process costs, as bench_corpus
     gc.collect()
@@ -92,18 +93,25 @@ def worker(corpus: Path, phase: str, shim: str, engine: str = "ours", exclude: f
     cg.stop()
 
 
-def _limits_that_never_fire():
-    """Time limits checked as the defaults are, but too long to fire: callgrind runs the worker
-    tens of times slower, so a default limit (``compile_seconds``, ``mask_seconds``) would refuse
-    some compiles in one run and not in the next, and the counts would change with the machine's
-    load. None for a tree without time limits (its defaults then)."""
-    import brzozowski
+def _time_limits_that_never_fire() -> None:
+    """Set the default time limits (``compile_seconds``, ``mask_seconds``, where the tree has them)
+    too long to fire, still checked as they are: callgrind runs the worker tens of times slower, so
+    a default limit would refuse some compiles in one run and not in the next, and the counts would
+    move with the machine's load. In place, in this worker only: every version of the library
+    reads its defaults from there (`brzozowski.budget.DEFAULT_LIMITS`, the `Limits` defaults)."""
+    import dataclasses
 
-    limits = getattr(brzozowski, "Limits", None)
-    fields = getattr(limits, "__dataclass_fields__", {})
-    if "compile_seconds" not in fields or "mask_seconds" not in fields:
-        return None
-    return limits(compile_seconds=1e9, mask_seconds=1e9)
+    try:
+        from brzozowski import budget
+    except ImportError:  # (a tree from before the time limits)
+        return
+    fields = [field.name for field in dataclasses.fields(budget.Limits)]
+    defaults = list(budget.Limits.__init__.__defaults__)
+    for name in ("compile_seconds", "mask_seconds"):
+        if name in fields:
+            object.__setattr__(budget.DEFAULT_LIMITS, name, 1e9)
+            defaults[fields.index(name)] = 1e9
+    budget.Limits.__init__.__defaults__ = tuple(defaults)
 
 
 def lockstep(items: list[dict], make, compile_schema, eos: int, cg: ctypes.CDLL) -> None:
