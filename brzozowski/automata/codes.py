@@ -100,13 +100,16 @@ class TransitionTable:
         transitions = getattr(self.automaton, "transitions", None)
         for r, needed_here in zip(met.tolist(), needed_by_row):
             needed = np.flatnonzero(needed_here)
-            targets = self.automaton.row(r - 1) if transitions is None else transitions(r - 1, needed)
-            top = int(targets.max()) + 1
-            if top >= len(self.have):
-                self._grow(top + 1)
-            unknown = targets == UNKNOWN
-            self.table[r] = np.where(unknown, UNFILLED, (targets + 1) << self.shift)
-            self.have[r] = not unknown.any()
+            self._copy_in(r, self.automaton.row(r - 1) if transitions is None else transitions(r - 1, needed))
+
+    def _copy_in(self, r: int, targets: np.ndarray) -> None:
+        """Write row r from the state's transitions `targets` (`UNKNOWN` ones stay `UNFILLED`)."""
+        top = int(targets.max()) + 1
+        if top >= len(self.have):
+            self._grow(top + 1)
+        unknown = targets == UNKNOWN
+        self.table[r] = np.where(unknown, UNFILLED, (targets + 1) << self.shift)
+        self.have[r] = not unknown.any()
 
     def ensure(self, codes: np.ndarray) -> np.ndarray:
         """Make sure every state coded in `codes` (+ any byte) has its row; return the flat table."""
@@ -119,14 +122,7 @@ class TransitionTable:
         have = self.have.take(rows)
         if not have.all():
             for r in np.unique(rows[~have]).tolist():
-                row = self.automaton.row(r - 1)
-                top = int(row.max()) + 1
-                if top >= len(self.have):
-                    self._grow(top + 1)
-                self.table[r] = row
-                self.table[r] += 1
-                self.table[r] *= 256
-                self.have[r] = True
+                self._copy_in(r, self.automaton.row(r - 1))
         return self.flat
 
     def _grow(self, n_rows: int) -> None:

@@ -58,9 +58,9 @@ class Strings:
         live = walker.expander.live_bytes(s)
         if (live >> 0x61) & 1 and (live >> 0x20) & 1 and (live >> 0x5C) & 1:
             automaton = walker.automaton
-            by_byte = getattr(automaton, "next_state", None)  # (a lazy one: a DFA's rows cost nothing)
-            recognized = recognize(automaton.row, state, walker.tuning.max_paired,
-                                   None if by_byte is None else lambda y: by_byte(y, _QUOTE))
+            # a lazy automaton's states are checked by the quote first (a DFA's rows cost nothing)
+            quote = None if walker.state_of is None else lambda y: automaton.next_state(y, _QUOTE)
+            recognized = recognize(automaton.row, state, walker.tuning.max_paired, quote)
             if recognized is not None:
                 paired, after = recognized
                 held = None if after == DEAD else walker.held(after)
