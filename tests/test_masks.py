@@ -1971,3 +1971,39 @@ def test_read_below_finds_exactly_the_tokens_that_leave_the_term_alive(options, 
     got = set(walker.trie.tokens_at(np.array(found, dtype=np.intp))[0].tolist()) if found else set()
     assert got == {t for t, data in enumerate(vocab[:-1])
                    if derivative_of_string(term, data) is not EMPTY_TERM}, (options, then)
+
+
+def test_the_rests_past_a_keys_quote_are_those_that_live_and_a_values_options_are_walked_once():
+    """`PastTheQuote.live_rests` of the term after a key's closing quote marks exactly the rests
+    (of the vocabulary's tokens after a quote) whose derivative lives, in every key state of an open
+    object; the walk of each value option alone is kept (`alone`), so the object's second key
+    state walks fewer options than its first, with the same answer as a fresh memo."""
+    from brzozowski.json.masks.past import PastTheQuote
+    from brzozowski.json.string_masks import quote_suffixes
+    from brzozowski.masks.moves import live_term
+
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}
+    lazy = compile_json_schema(schema, separators=(",", ":"), closed_objects=False)
+    vocab = [b'":', b'":"', b'":{', b'":[', b'":1', b'":[]', b'":{}', b'":"",', b'":null,"', b'":true}',
+             b'"}', b'":-', b'":{"', b'"a', b"a", b"x", b'"', b":", b","]
+    index = TokenIndex(lazy, vocab)
+    suffixes = quote_suffixes(index.trie)
+    rest_of = {node: rest for rest, node in suffixes.node_of.items()}
+    rest_of[0] = b""
+    walker = index.walker
+    calls = []
+    below = walker.below
+    walker.below = lambda *args, **kwargs: calls.append(args[3]) or below(*args, **kwargs)
+    past = PastTheQuote(walker)
+    walked = []
+    for text in (b'{"xy"', b'{"a":1,"xy"', b'{"a":2,"b":"q","zz"'):
+        after = derivative_of_string(lazy.term(lazy.start), text)
+        assert live_term(after, lazy.max_states), text
+        calls.clear()
+        rests, _ = past.live_rests(after)
+        walked.append(len(calls))
+        expected = [live_term(derivative_of_string(after, rest_of[node]), lazy.max_states)
+                    for node in range(len(suffixes.labels))]
+        assert rests.tolist() == expected, text
+        assert PastTheQuote(walker).live_rests(after)[0].tolist() == expected
+    assert walked[1] < walked[0] and walked[2] < walked[0], walked

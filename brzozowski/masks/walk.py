@@ -35,6 +35,7 @@ from ..budget import check_deadline
 from ..core.alphabet import DEAD
 from ..core.terms import EPSILON, K_ALT, K_BYTES, K_CONCAT, Term, concat
 from ..vocab.vocabulary import ClassTrieBuild, TokenTrie, VocabTrie, kept_class_trie, share_class_trie
+from .cache import BoundedCache
 from .moves import Expander, is_word, split
 from .tokenset import TokenSet
 from .tuning import Tuning
@@ -377,7 +378,7 @@ class Walker:
         return reached
 
     def read_below(self, labels: bytes, child_lo: Sequence[int], child_count: Sequence[int], node: int,
-                   term: Term, budget: int | None = None) -> list[int] | None:
+                   term: Term, budget: int | None = None, alone: BoundedCache | None = None) -> list[int] | None:
         """`below` for a term, option by option (`options_of`): an option that begins with a byte
         string is read along the string's path, one node per byte (a prefix leaves the string's
         rest, a live term), and what follows below the path's end the same way; another option
@@ -386,7 +387,9 @@ class Walker:
         with u in X, so no ``∂wX·T`` is built (exact for X and T without ``&`` or ``~``, the only
         terms `options_of` splits). A token lives iff one option lets it, so the options' nodes
         together are the term's (no union of derivatives built; a node may be listed twice).
-        None once over budget."""
+        None once over budget. Given `alone` (a memo of one trie, without `budget`), each option
+        walked alone keeps its nodes and ends there by (node, option): the options of a value are
+        the same after many states, where only what follows them differs."""
         found: list[int] = []
         todo: list[tuple[int, Term, Term | None]] = [(node, term, None)]  # (node, term, what follows it)
         while todo:
@@ -394,11 +397,17 @@ class Walker:
             node, term, then = todo.pop()
             found_options = options_of(term)
             if found_options is None:
-                ends = None if then is None else []
-                reached = self.below(labels, child_lo, child_count, node, term, budget, ends)
-                if reached is None:
-                    return None
-                if ends:
+                walked = None if alone is None else alone.get((node, term))
+                if walked is None:
+                    ends = None if then is None and alone is None else []
+                    reached = self.below(labels, child_lo, child_count, node, term, budget, ends)
+                    if reached is None:
+                        return None
+                    if alone is not None:
+                        alone.put((node, term), (reached, ends))
+                else:
+                    reached, ends = walked
+                if ends and then is not None:
                     todo += [(end, then, None) for end in ends]
                 if budget is not None:
                     budget -= len(reached)

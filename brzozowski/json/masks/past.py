@@ -4,7 +4,8 @@ A token that closes a string (a JSON string, a format's, a plain key) on its pre
 rest after the quote lives from the state after the string. The rests of every token after each
 quote it holds form one small per-vocabulary trie (`brzozowski.json.string_masks.quote_suffixes`):
 `PastTheQuote.live_rests` walks it once per after-state (the core's walk in Python, kept per
-index), and `PastTheQuote.mask` turns a table's ``past_tokens`` into the mask of those whose rest
+index; the walk of each option of a term alone is kept too: a key is followed by the same value
+options in every key state of an object, only what follows the value differs), and `PastTheQuote.mask` turns a table's ``past_tokens`` into the mask of those whose rest
 lives, kept per vocabulary for each set of live rests (every string the same bytes may follow, in
 any schema, shares it), so a state's mask is its table's ``inside`` OR it.
 """
@@ -29,6 +30,7 @@ class PastTheQuote:
     def __init__(self, walker) -> None:
         self.walker = walker
         self.rests = BoundedCache(walker.tuning.index_memo_entries)  # after-state -> (rests, key)
+        self.alone = BoundedCache(walker.tuning.index_memo_entries)  # (node, option) -> its walk alone
 
     def live_rests(self, after: int | Term) -> tuple[np.ndarray, bytes]:
         """Per node of the vocabulary's `quote_suffixes` trie: whether its bytes lead from `after`
@@ -37,8 +39,10 @@ class PastTheQuote:
         if found is None:
             labels, child_lo, child_count = quote_suffixes(self.walker.trie)[:3]
             walker = self.walker
-            read = walker.read_below if after.__class__ is Term else walker.below  # (a number: walked)
-            live = [0, *read(labels, child_lo, child_count, 0, after)]
+            if after.__class__ is Term:  # a value's options walked once (`alone`), whatever follows them
+                live = [0, *walker.read_below(labels, child_lo, child_count, 0, after, alone=self.alone)]
+            else:  # (a number: walked)
+                live = [0, *walker.below(labels, child_lo, child_count, 0, after)]
             rests = np.zeros(len(labels), dtype=bool)
             rests[live] = True
             rests.setflags(write=False)
