@@ -4,6 +4,7 @@ measure that does not move with the machine's load (CPU time on a shared machine
 
     PYTHONPATH=<tree> python benchmarks/bench_instructions.py [--corpus DIR] [--phase steps|first|lockstep]
                                                                [--engine ours|ours-strict] [--exclude NAMES]
+                                                               [--only NAMES]
 
 Every schema of the corpus with a document is compiled (`bench_corpus.OURS_OPTIONS`) and its first
 bitmask taken (phase ``first``); then every document is walked, bitmask then advance per token, EOS
@@ -13,7 +14,9 @@ version that changed `compile_json_schema`'s language (issue 37's other keys) bu
 regex walks the very same automata there, so that phase compares the mask engines alone (check that
 both versions write the same regexes). ``--exclude`` leaves out the corpus schemas named (comma
 separated, as `bench_corpus` names them): those whose masks differ between the two versions
-compared, so that both walk the same language. Only the phase asked for runs under callgrind's
+compared, so that both walk the same language. ``--only`` keeps the schemas named alone, with the
+documents the whole corpus draws for them (a document is drawn by its schema's place in the
+corpus: a folder holding one schema would draw another). Only the phase asked for runs under callgrind's
 instrumentation (started and stopped by a two-function shim compiled with ``cc`` against valgrind's
 ``callgrind.h``); the other runs uninstrumented, at a few times native speed. Needs valgrind and a C
 compiler (not a CPU time benchmark: numpy's bulk operations are many cheap instructions, the
@@ -49,7 +52,8 @@ void toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
 CACHES = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,8,64"]
 
 
-def worker(corpus: Path, phase: str, shim: str, engine: str = "ours", exclude: frozenset = frozenset()) -> None:
+def worker(corpus: Path, phase: str, shim: str, engine: str = "ours", exclude: frozenset = frozenset(),
+           only: frozenset = frozenset()) -> None:
     """Compile, first-mask and walk the corpus, with callgrind's instrumentation on for `phase`."""
     sys.path.insert(0, str(HERE))
     import bench_corpus as B
@@ -58,7 +62,7 @@ def worker(corpus: Path, phase: str, shim: str, engine: str = "ours", exclude: f
 
     cg = ctypes.CDLL(shim)
     items = [item for item in B.prepare(B.load_corpus(corpus, 0))
-             if item["tokens"] is not None and item["name"] not in exclude]
+             if item["tokens"] is not None and item["name"] not in exclude and (not only or item["name"] in only)]
     _time_limits_that_never_fire()
     make, compilers, eos = B._ours_factory()
     compile_schema = compilers[engine]
@@ -142,10 +146,12 @@ def main() -> None:
     parser.add_argument("--engine", choices=["ours", "ours-strict"], default="ours",
                         help="the schema front door: compile_json_schema (default) or the strict regex")
     parser.add_argument("--exclude", default="", help="corpus schemas left out, by name, comma separated")
+    parser.add_argument("--only", default="", help="the corpus schemas kept, by name, comma separated (default: all)")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.corpus, args.phase, args.worker, args.engine, frozenset(filter(None, args.exclude.split(","))))
+        worker(args.corpus, args.phase, args.worker, args.engine, frozenset(filter(None, args.exclude.split(","))),
+               frozenset(filter(None, args.only.split(","))))
         return
     with tempfile.TemporaryDirectory() as tmp:
         source, shim = Path(tmp) / "shim.c", Path(tmp) / "shim.so"
@@ -158,7 +164,7 @@ def main() -> None:
         run = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no", *simulated,
                               f"--callgrind-out-file={tmp}/callgrind.out", sys.executable, __file__,
                               "--corpus", str(args.corpus), "--phase", args.phase, "--engine", args.engine,
-                              "--exclude", args.exclude, "--worker", str(shim)],
+                              "--exclude", args.exclude, "--only", args.only, "--worker", str(shim)],
                              capture_output=True, text=True)
         found = re.search(r"Collected : ([\d ]+)", run.stderr)
         if run.returncode or not found:

@@ -5,9 +5,10 @@ rest after the quote lives from the state after the string. The rests of every t
 quote it holds form one small per-vocabulary trie (`brzozowski.json.string_masks.quote_suffixes`):
 `PastTheQuote.live_rests` walks it once per after-state (the core's walk in Python, kept per
 index; the walk of each option of a term alone is kept too: a key is followed by the same value
-options in every key state of an object, only what follows the value differs), and `PastTheQuote.mask` turns a table's ``past_tokens`` into the mask of those whose rest
-lives, kept per vocabulary for each set of live rests (every string the same bytes may follow, in
-any schema, shares it), so a state's mask is its table's ``inside`` OR it.
+options in every key state of an object, only what follows the value differs), and
+`PastTheQuote.mask` turns a table's ``past_tokens`` into the mask of those whose rest lives, kept
+per vocabulary for each set of live rests (every string the same bytes may follow, in any schema,
+shares it), so a state's mask is its table's ``inside`` OR it.
 """
 
 from __future__ import annotations
