@@ -4,7 +4,7 @@ measure that does not move with the machine's load (CPU time on a shared machine
 
     PYTHONPATH=<tree> python benchmarks/bench_instructions.py [--corpus DIR] [--phase steps|first|lockstep]
                                                                [--engine ours|ours-strict] [--exclude NAMES]
-                                                               [--only NAMES]
+                                                               [--only NAMES] [--no-mask-deadline]
 
 Every schema of the corpus with a document is compiled (`bench_corpus.OURS_OPTIONS`) and its first
 bitmask taken (phase ``first``); then every document is walked, bitmask then advance per token, EOS
@@ -16,7 +16,9 @@ both versions write the same regexes). ``--exclude`` leaves out the corpus schem
 separated, as `bench_corpus` names them): those whose masks differ between the two versions
 compared, so that both walk the same language. ``--only`` keeps the schemas named alone, with the
 documents the whole corpus draws for them (a document is drawn by its schema's place in the
-corpus: a folder holding one schema would draw another). Only the phase asked for runs under callgrind's
+corpus: a folder holding one schema would draw another). ``--no-mask-deadline`` turns the mask
+deadline off (``Limits.mask_seconds=None``): the difference is the deadline's share of the count.
+Only the phase asked for runs under callgrind's
 instrumentation (started and stopped by a two-function shim compiled with ``cc`` against valgrind's
 ``callgrind.h``); the other runs uninstrumented, at a few times native speed. Needs valgrind and a C
 compiler (not a CPU time benchmark: numpy's bulk operations are many cheap instructions, the
@@ -52,9 +54,10 @@ void toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
 CACHES = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,8,64"]
 
 
-def worker(corpus: Path, phase: str, shim: str, engine: str = "ours", exclude: frozenset = frozenset(),
-           only: frozenset = frozenset()) -> None:
-    """Compile, first-mask and walk the corpus, with callgrind's instrumentation on for `phase`."""
+def worker(args: argparse.Namespace) -> None:
+    """Compile, first-mask and walk the corpus, with callgrind's instrumentation on for ``args.phase``."""
+    corpus, phase, shim, engine = args.corpus, args.phase, args.worker, args.engine
+    exclude, only = (frozenset(filter(None, names.split(","))) for names in (args.exclude, args.only))
     sys.path.insert(0, str(HERE))
     import bench_corpus as B
 
@@ -63,7 +66,7 @@ def worker(corpus: Path, phase: str, shim: str, engine: str = "ours", exclude: f
     cg = ctypes.CDLL(shim)
     items = [item for item in B.prepare(B.load_corpus(corpus, 0))
              if item["tokens"] is not None and item["name"] not in exclude and (not only or item["name"] in only)]
-    _time_limits_that_never_fire()
+    _time_limits_that_never_fire(None if args.no_mask_deadline else 1e9)
     make, compilers, eos = B._ours_factory()
     compile_schema = compilers[engine]
     Constraint(make(LazyDFA("q"))).bitmask()  # one-time process costs, as bench_corpus
@@ -97,12 +100,13 @@ def worker(corpus: Path, phase: str, shim: str, engine: str = "ours", exclude: f
     cg.stop()
 
 
-def _time_limits_that_never_fire() -> None:
+def _time_limits_that_never_fire(mask_seconds: float | None = 1e9) -> None:
     """Set the default time limits (``compile_seconds``, ``mask_seconds``, where the tree has them)
-    too long to fire, still checked as they are: callgrind runs the worker tens of times slower, so
-    a default limit would refuse some compiles in one run and not in the next, and the counts would
-    move with the machine's load. In place, in this worker only: every version of the library
-    reads its defaults from there (`brzozowski.budget.DEFAULT_LIMITS`, the `Limits` defaults)."""
+    too long to fire, still checked as they are (`mask_seconds` None: no mask deadline). Callgrind
+    runs the worker tens of times slower, so a default limit would refuse some compiles in one run
+    and not in the next, and the counts would move with the machine's load. In place, in this
+    worker only: every version of the library reads its defaults from there
+    (`brzozowski.budget.DEFAULT_LIMITS`, the `Limits` defaults)."""
     import dataclasses
 
     try:
@@ -111,10 +115,10 @@ def _time_limits_that_never_fire() -> None:
         return
     fields = [field.name for field in dataclasses.fields(budget.Limits)]
     defaults = list(budget.Limits.__init__.__defaults__)
-    for name in ("compile_seconds", "mask_seconds"):
+    for name, seconds in (("compile_seconds", 1e9), ("mask_seconds", mask_seconds)):
         if name in fields:
-            object.__setattr__(budget.DEFAULT_LIMITS, name, 1e9)
-            defaults[fields.index(name)] = 1e9
+            object.__setattr__(budget.DEFAULT_LIMITS, name, seconds)
+            defaults[fields.index(name)] = seconds
     budget.Limits.__init__.__defaults__ = tuple(defaults)
 
 
@@ -147,11 +151,12 @@ def main() -> None:
                         help="the schema front door: compile_json_schema (default) or the strict regex")
     parser.add_argument("--exclude", default="", help="corpus schemas left out, by name, comma separated")
     parser.add_argument("--only", default="", help="the corpus schemas kept, by name, comma separated (default: all)")
+    parser.add_argument("--no-mask-deadline", action="store_true",
+                        help="no mask deadline (Limits.mask_seconds=None): its share of the count")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.corpus, args.phase, args.worker, args.engine, frozenset(filter(None, args.exclude.split(","))),
-               frozenset(filter(None, args.only.split(","))))
+        worker(args)
         return
     with tempfile.TemporaryDirectory() as tmp:
         source, shim = Path(tmp) / "shim.c", Path(tmp) / "shim.so"
@@ -164,7 +169,8 @@ def main() -> None:
         run = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no", *simulated,
                               f"--callgrind-out-file={tmp}/callgrind.out", sys.executable, __file__,
                               "--corpus", str(args.corpus), "--phase", args.phase, "--engine", args.engine,
-                              "--exclude", args.exclude, "--only", args.only, "--worker", str(shim)],
+                              "--exclude", args.exclude, "--only", args.only, "--worker", str(shim),
+                              *(["--no-mask-deadline"] if args.no_mask_deadline else [])],
                              capture_output=True, text=True)
         found = re.search(r"Collected : ([\d ]+)", run.stderr)
         if run.returncode or not found:
