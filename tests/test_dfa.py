@@ -497,6 +497,22 @@ def test_a_string_reads_its_multibyte_characters_through_its_kept_contents():
         gc.collect()
 
 
+def test_a_token_inside_a_leaf_is_read_through_its_table_from_the_first_byte():
+    """A state inside a leaf (a number), stepped by a token before its classes are known, reads
+    even the token's first byte through the leaf's table (`derivative_through_heads`): the same
+    state as byte by byte, and no derivative of the state's whole term made or memoized."""
+    from brzozowski import compile_json_schema
+    from brzozowski.core.derivatives import derivative_of_string
+
+    lazy = compile_json_schema({"type": "object", "properties": {"n": {"type": "number"}}})
+    for text, token in ((b'{"n":', b"12"), (b'{"n":1', b"2."), (b'{"n":-', b"0"), (b'{"n":3.', b"14}")):
+        state = lazy.step(lazy.start, text)
+        term = lazy.term(state)
+        found = lazy.step(state, token)
+        assert term.derivatives is None, (text, token)
+        assert lazy.term(found) is derivative_of_string(term, token), (text, token)
+
+
 def test_a_derivative_option_by_option_declines_where_the_tail_reads_on():
     """After ``["`` in an array of words, ``a",`` ends the word ``a`` midway and goes on into what
     follows every word: option by option that is not the rule (declined), byte by byte it is live;

@@ -447,7 +447,7 @@ class LazyDFA:
                     self._check_width(by_options)
                     return self.state_of(by_options)
                 if class_map is None:  # the first byte's derivative, read on from (not derived twice)
-                    derived = derivative(term, b, self._derived)
+                    derived = self._read_on_terms(term, data[i:i + 1])  # (a leaf's head: its table)
                     if derived is term:
                         self._loop(state, b)  # a loop (inside a string): classes from now on
                         continue
